@@ -1,0 +1,144 @@
+// Where the app is assembled — the only place that names plugins and providers. PIPELINE is the
+// request path, in order; PROVIDERS the adapters. createApp validates every setting at boot,
+// builds the plugins and returns a server ready to listen.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Logger, DestinationStream } from 'pino';
+import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
+import { serverSettings } from './server-settings.js';
+import { createLogger, loggingSettings, type LoggingSettings } from './logger.js';
+import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
+import { plannedSettings, PLANNED } from './planned-settings.js';
+import { redisSettings, createRedis, type RedisSettings } from './redis.js';
+import { Forwarder } from './proxy.js';
+import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
+import { GatewayServer } from './server.js';
+import { coreRoutes } from './routes.js';
+import { projectRoot } from './paths.js';
+import type { SettingsOf, SettingsSchema } from './settings.js';
+import { chatBody } from './chat-body.js';
+import { auth } from '../plugins/auth.js';
+import { router } from '../plugins/router.js';
+import { failover } from '../plugins/failover.js';
+import { openai } from '../providers/openai.js';
+import { custom } from '../providers/custom.js';
+import type { Provider, ProviderModule } from '../providers/types.js';
+
+/** The request path, in order. Each entry is one file; chat-body is core's own step. */
+export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover] as PluginModule[];
+
+export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
+
+export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, plannedSettings];
+
+export function allSettings(): SettingsSchema[] {
+  return [...CORE_SETTINGS, ...PIPELINE.map((p) => p.settings), ...PROVIDERS.map((p) => p.settings)];
+}
+
+export interface App {
+  server: GatewayServer;
+  config: LoadedConfig;
+  logger: Logger;
+  catalog: Catalog;
+  providers: ReadonlyMap<string, Provider>;
+  plugins: readonly Plugin[];
+  /** Starts listening; resolves with the base URL of the API (…/v1). */
+  listen(): Promise<string>;
+  /** Graceful stop: in-flight requests finish (bounded), then plugins and connections close. */
+  close(): Promise<void>;
+}
+
+export const VERSION = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
+
+export interface AppOptions {
+  /** Extra providers (the demo's simulators use the real adapters; tests may add fakes). */
+  logDestination?: DestinationStream;
+}
+
+export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
+  const config = loadConfig(env, allSettings());
+  const values = config.values;
+  const core = values as SettingsOf<typeof serverSettings> & SettingsOf<typeof catalogSettings>;
+  const logger = createLogger(values as LoggingSettings, options.logDestination);
+  for (const name of config.unknown) logger.warn({ setting: name }, 'unknown setting ignored (typo?)');
+  for (const name of config.explicit) if (PLANNED.has(name)) logger.warn({ setting: name }, 'setting declared but not acted on yet');
+
+  const providers = new Map<string, Provider>(PROVIDERS.map((module) => [module.name, module.create(values)]));
+  let catalog: Catalog;
+  try {
+    catalog = loadCatalog({
+      file: core.MODELGATE_MODEL_CATALOG,
+      extra: PROVIDERS.flatMap((module) => (module.extraModels?.(values) ?? []).map((id) => ({ provider: module.name, id }))),
+    });
+  } catch (error) {
+    if (error instanceof CatalogFileError) throw new ConfigError([`MODELGATE_MODEL_CATALOG: ${error.message}`]);
+    throw error;
+  }
+
+  const forwarder = new Forwarder();
+  let redis: Redis | undefined;
+  const deps: PluginDeps = {
+    catalog,
+    providers,
+    forwarder,
+    logger,
+    settings: values,
+    redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
+  };
+  const plugins: Plugin[] = [];
+  for (const module of PIPELINE) plugins.push(await module.create(values, deps));
+
+  const steps = plugins.flatMap((plugin) => (plugin.step ? [plugin.step] : []));
+  const chatSteps = steps;
+  const apiSteps = steps.filter((step: Step) => step.scope !== 'chat');
+  const chatRoute: Route = {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    // Reached only if no step answered: the pipeline is misassembled.
+    async handle() {
+      throw new Error('the chat pipeline ended without an answer');
+    },
+  };
+  let closing = false;
+  const routes: Route[] = [
+    chatRoute,
+    ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing }),
+    ...plugins.flatMap((plugin) => plugin.routes ?? []),
+  ];
+  const server = new GatewayServer({
+    host: core.MODELGATE_HOST,
+    port: core.MODELGATE_PORT,
+    shutdownTimeoutMs: core.MODELGATE_SHUTDOWN_TIMEOUT,
+    logger,
+    logging: values as LoggingSettings,
+    routes,
+    chainFor: (route): Handler => compose(route === chatRoute ? chatSteps : apiSteps, route.handle),
+    observers: plugins.filter((plugin) => plugin.observe),
+  });
+
+  return {
+    server,
+    config,
+    logger,
+    catalog,
+    providers,
+    plugins,
+    async listen() {
+      const address = await server.listen();
+      const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
+      const url = `http://${local}:${address.port}/v1`;
+      logger.info({ url, providers: [...providers.values()].filter((p) => p.configured).map((p) => p.name) }, 'modelgate listening');
+      return url;
+    },
+    async close() {
+      closing = true;
+      await server.shutdown();
+      for (const plugin of [...plugins].reverse()) await plugin.close?.();
+      forwarder.close();
+      if (redis) redis.disconnect();
+      logger.flush?.();
+    },
+  };
+}

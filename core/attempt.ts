@@ -1,0 +1,253 @@
+// One attempt to answer a chat request from one target, in two phases so failover stays possible:
+// `openAttempt` sends the request and reads until the answer is usable — the whole completion, or
+// for a stream its first content — and throws UpstreamError if the provider fails before that.
+// Nothing has reached the client yet. Then the caller commits: sends the completion, or pipes the
+// stream, after which a failure can only end the stream with an error event.
+import type { IncomingMessage } from 'node:http';
+import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
+import type { RequestContext, Target } from './context.js';
+import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
+import { SseParser, SseWriter } from './sse.js';
+import { UpstreamError, isUpstreamError } from './upstream-error.js';
+import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
+import { costOf } from './catalog.js';
+import type { StreamTranslator, TranslateContext } from '../providers/types.js';
+
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const MAX_ERROR_BYTES = 1024 * 1024;
+
+export type Opened = { kind: 'completion'; completion: ChatCompletion } | { kind: 'stream'; stream: UpstreamStream };
+
+export async function openAttempt(ctx: RequestContext, target: Target, forwarder: Forwarder, signal: AbortSignal): Promise<Opened> {
+  const chat = ctx.chat!;
+  const context: TranslateContext = { model: target.model, stream: chat.stream, requestId: ctx.id };
+  const upstream = target.provider.chatRequest(chat.body, context);
+  const name = target.provider.name;
+  const started = performance.now();
+  try {
+    const response = await forwarder.send(ctx.req, ctx.res, upstream, signal).catch((error: Error) => {
+      throw transportError(name, error, signal);
+    });
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status >= 300) {
+      const text = await readBody(response, MAX_ERROR_BYTES, signal).then(
+        (buffer) => buffer.toString('utf8'),
+        () => '',
+      );
+      throw target.provider.error(status, response.headers, text);
+    }
+    if (!chat.stream) {
+      const buffer = await readBody(response, MAX_RESPONSE_BYTES, signal).catch((error: Error) => {
+        throw transportError(name, error, signal);
+      });
+      let json: unknown;
+      try {
+        json = JSON.parse(buffer.toString('utf8'));
+      } catch {
+        throw invalid(name, 'the body is not JSON');
+      }
+      return { kind: 'completion', completion: target.provider.chatResponse(json, context) };
+    }
+    if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
+      response.destroy();
+      throw invalid(name, `a stream was requested but the content-type is ${String(response.headers['content-type'])}`);
+    }
+    const stream = new UpstreamStream(ctx, name, response, target.provider.streamTranslator(context));
+    await stream.prime(signal);
+    return { kind: 'stream', stream };
+  } finally {
+    ctx.outcome.upstreamMs += performance.now() - started;
+  }
+}
+
+/** A provider's stream, read up to its first content; `pipe` sends it on to the client. */
+export class UpstreamStream {
+  private readonly parser = new SseParser();
+  private readonly iterator: AsyncIterator<Buffer>;
+  private readonly pending: ChatChunk[] = [];
+  private hasContent = false;
+  private ended = false;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly provider: string,
+    private readonly response: IncomingMessage,
+    private readonly translator: StreamTranslator,
+  ) {
+    this.iterator = decodedBody(response)[Symbol.asyncIterator]();
+  }
+
+  get usage() {
+    return this.translator.usage;
+  }
+
+  /** Reads until the first content (or the end). Throws UpstreamError; nothing is sent. */
+  async prime(signal: AbortSignal): Promise<void> {
+    const onAbort = () => this.response.destroy(new AbortedError('aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      while (!this.hasContent && !this.ended) await this.read();
+    } catch (error) {
+      this.response.destroy();
+      throw isUpstreamError(error) ? error : transportError(this.provider, error as Error, signal);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * Commits: writes the headers and what was read, then the rest as it arrives. A failure from
+   * here on ends the stream with OpenAI's error event; a client that leaves stops the upstream.
+   * Resolves when the stream is over; never throws.
+   */
+  async pipe(idleTimeoutMs: number): Promise<void> {
+    const target = this.ctx.outcome.target!;
+    const { ctx } = this;
+    const writer = new SseWriter(ctx.res);
+    ctx.outcome.ttftMs = performance.now() - ctx.startedAt;
+    ctx.status = 200;
+    writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx), trailer: 'x-modelgate-cost' });
+    const flush = () => {
+      for (const chunk of this.pending.splice(0)) this.write(writer, chunk);
+    };
+    flush();
+    const onClientGone = () => this.response.destroy(new AbortedError('client disconnected'));
+    ctx.signal.addEventListener('abort', onClientGone, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    const armIdle = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => this.response.destroy(timeoutError(this.provider, idleTimeoutMs)), idleTimeoutMs);
+    };
+    const started = performance.now();
+    try {
+      armIdle();
+      while (!this.ended) {
+        await this.read();
+        armIdle();
+        flush();
+      }
+      flush();
+      recordUsage(ctx, target, this.translator.usage);
+      writer.done(ctx.outcome.cost === undefined ? undefined : { 'x-modelgate-cost': formatCost(ctx.outcome.cost) });
+    } catch (error) {
+      flush();
+      recordUsage(ctx, target, this.translator.usage);
+      if (ctx.signal.aborted) {
+        ctx.outcome.interrupted = 'client_abort';
+      } else {
+        ctx.outcome.interrupted = 'upstream_error';
+        const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal);
+        const failure = isUpstreamError(transport) ? transport : connectionError(this.provider, transport);
+        ctx.log.warn({ provider: this.provider, reason: failure.reason, err: failure.message }, 'stream failed after the first byte');
+        writer.error(failure.toBody());
+        writer.close();
+      }
+      this.response.destroy();
+    } finally {
+      clearTimeout(idle);
+      ctx.signal.removeEventListener('abort', onClientGone);
+      ctx.outcome.upstreamMs += performance.now() - started;
+    }
+  }
+
+  private async read(): Promise<void> {
+    const next = await this.iterator.next();
+    const events = next.done ? this.parser.end() : this.parser.push(next.value);
+    for (const event of events) {
+      for (const chunk of this.translator.event(event)) this.take(chunk);
+    }
+    if (!next.done) return;
+    for (const chunk of this.translator.end()) this.take(chunk);
+    this.ended = true;
+    if (!this.translator.finished) {
+      throw new UpstreamError({
+        provider: this.provider,
+        reason: 'stream_truncated',
+        upstreamStatus: 200,
+        retryable: true,
+        status: 502,
+        message: `The ${this.provider} provider ended the stream before the answer was complete`,
+        code: 'stream_truncated',
+      });
+    }
+  }
+
+  private take(chunk: ChatChunk): void {
+    const outcome = this.ctx.outcome;
+    for (const choice of chunk.choices) {
+      const delta = choice.delta;
+      if (delta.content) outcome.generated.push(delta.content);
+      if (delta.tool_calls) for (const call of delta.tool_calls) if (call.function?.arguments) outcome.generated.push(call.function.arguments);
+      if (!this.hasContent && (delta.content || delta.tool_calls?.length || delta.refusal || choice.finish_reason)) this.hasContent = true;
+    }
+    if (this.ctx.collectChunks) (outcome.chunks ??= []).push(chunk);
+    this.pending.push(chunk);
+  }
+
+  private write(writer: SseWriter, chunk: ChatChunk): void {
+    if (!this.ctx.chat!.includeUsage) {
+      if (chunk.choices.length === 0 && chunk.usage) return;
+      if (chunk.usage !== undefined) {
+        chunk = { ...chunk };
+        delete chunk.usage;
+      }
+    }
+    writer.send(chunk);
+  }
+}
+
+/** Puts the usage reported by the provider, and what it costs at catalog prices, on the outcome. */
+export function recordUsage(ctx: RequestContext, target: Target, usage: Usage | undefined): void {
+  ctx.outcome.usage = usage;
+  ctx.outcome.cost = usage ? costOf(target.model, usage) : undefined;
+}
+
+function invalid(provider: string, why: string): UpstreamError {
+  return new UpstreamError({
+    provider,
+    reason: 'bad_response',
+    upstreamStatus: 200,
+    retryable: true,
+    status: 502,
+    message: `The ${provider} provider returned an invalid response: ${why}`,
+    code: 'bad_upstream_response',
+  });
+}
+
+function timeoutError(provider: string, ms?: number): UpstreamError {
+  return new UpstreamError({
+    provider,
+    reason: 'timeout',
+    upstreamStatus: 0,
+    retryable: true,
+    status: 504,
+    message: `The ${provider} provider did not answer ${ms ? `within ${ms} ms` : 'in time'}`,
+    type: 'timeout_error',
+    code: 'upstream_timeout',
+  });
+}
+
+/** A failure below HTTP: the client left (rethrown as is), a timeout, or a connection problem. */
+function transportError(provider: string, error: Error, signal: AbortSignal): Error {
+  if (isUpstreamError(error)) return error;
+  if (error instanceof AbortedError || error.name === 'AbortError') {
+    const reason = signal.reason as { name?: string } | undefined;
+    if (reason?.name === 'TimeoutError' || reason?.name === 'TaskCancelledError') return timeoutError(provider);
+    return error instanceof AbortedError ? error : new AbortedError(error.message);
+  }
+  return connectionError(provider, error);
+}
+
+function connectionError(provider: string, error: Error): UpstreamError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UpstreamError({
+    provider,
+    reason: 'connection',
+    upstreamStatus: 0,
+    retryable: true,
+    status: 503,
+    message: `Could not reach the ${provider} provider${code ? ` (${code})` : ''}`,
+    type: 'service_unavailable_error',
+    code: 'upstream_connection_error',
+  });
+}

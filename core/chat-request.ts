@@ -1,0 +1,175 @@
+// Validation of the chat-completion request body with ajv. The schema follows OpenAI's contract
+// but is written for clear errors: messages are discriminated by `role`, content parts by `type`,
+// so a bad field yields one 400 naming it (`param`). Unknown top-level fields are allowed here;
+// each provider adapter decides what it forwards.
+import { Ajv, type ErrorObject } from 'ajv';
+import { GatewayError } from './errors.js';
+import type { ChatRequest } from './chat-types.js';
+
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+const textParts = { type: 'array', minItems: 1, items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } } };
+const textContent = { anyOf: [{ type: 'string' }, textParts] };
+
+const userPart = {
+  type: 'object',
+  required: ['type'],
+  properties: { type: { type: 'string' } },
+  discriminator: { propertyName: 'type' },
+  oneOf: [
+    { properties: { type: { const: 'text' }, text: { type: 'string' } }, required: ['type', 'text'] },
+    {
+      properties: {
+        type: { const: 'image_url' },
+        image_url: { type: 'object', required: ['url'], properties: { url: { type: 'string', minLength: 1 }, detail: { enum: ['auto', 'low', 'high'] } } },
+      },
+      required: ['type', 'image_url'],
+    },
+    { properties: { type: { const: 'input_audio' }, input_audio: { type: 'object' } }, required: ['type', 'input_audio'] },
+    { properties: { type: { const: 'file' }, file: { type: 'object' } }, required: ['type', 'file'] },
+  ],
+};
+
+const toolCall = {
+  type: 'object',
+  required: ['id', 'type', 'function'],
+  properties: {
+    id: { type: 'string' },
+    type: { const: 'function' },
+    function: { type: 'object', required: ['name', 'arguments'], properties: { name: { type: 'string' }, arguments: { type: 'string' } } },
+  },
+};
+
+const message = {
+  type: 'object',
+  required: ['role'],
+  properties: { role: { type: 'string' } },
+  discriminator: { propertyName: 'role' },
+  oneOf: [
+    { properties: { role: { const: 'system' }, content: textContent, name: { type: 'string' } }, required: ['role', 'content'] },
+    { properties: { role: { const: 'developer' }, content: textContent, name: { type: 'string' } }, required: ['role', 'content'] },
+    {
+      properties: { role: { const: 'user' }, content: { anyOf: [{ type: 'string' }, { type: 'array', minItems: 1, items: userPart }] }, name: { type: 'string' } },
+      required: ['role', 'content'],
+    },
+    {
+      properties: {
+        role: { const: 'assistant' },
+        content: nullable({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { type: 'string' } } } }] }),
+        tool_calls: { type: 'array', items: toolCall },
+        refusal: nullable({ type: 'string' }),
+        name: { type: 'string' },
+      },
+      required: ['role'],
+    },
+    { properties: { role: { const: 'tool' }, content: textContent, tool_call_id: { type: 'string', minLength: 1 } }, required: ['role', 'content', 'tool_call_id'] },
+    { properties: { role: { const: 'function' }, content: nullable({ type: 'string' }), name: { type: 'string' } }, required: ['role', 'name'] },
+  ],
+};
+
+const toolChoice = {
+  anyOf: [
+    { enum: ['none', 'auto', 'required'] },
+    {
+      type: 'object',
+      required: ['type', 'function'],
+      properties: { type: { const: 'function' }, function: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+    },
+  ],
+};
+
+export const chatRequestSchema = {
+  type: 'object',
+  required: ['model', 'messages'],
+  properties: {
+    model: { type: 'string', minLength: 1 },
+    messages: { type: 'array', minItems: 1, items: message },
+    temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
+    top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),
+    max_tokens: nullable({ type: 'integer', minimum: 1 }),
+    max_completion_tokens: nullable({ type: 'integer', minimum: 1 }),
+    n: nullable({ type: 'integer', minimum: 1, maximum: 1 }),
+    stream: nullable({ type: 'boolean' }),
+    stream_options: nullable({ type: 'object', properties: { include_usage: { type: 'boolean' } } }),
+    stop: nullable({ anyOf: [{ type: 'string' }, { type: 'array', maxItems: 4, items: { type: 'string' } }] }),
+    seed: nullable({ type: 'integer' }),
+    user: { type: 'string' },
+    tools: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['type', 'function'],
+        properties: {
+          type: { const: 'function' },
+          function: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, description: { type: 'string' }, parameters: { type: 'object' } },
+          },
+        },
+      },
+    },
+    tool_choice: toolChoice,
+    parallel_tool_calls: { type: 'boolean' },
+    response_format: {
+      type: 'object',
+      required: ['type'],
+      properties: {
+        type: { enum: ['text', 'json_object', 'json_schema'] },
+        json_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, schema: { type: 'object' } } },
+      },
+    },
+    presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
+    frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
+    modelgate: { type: 'object' },
+  },
+};
+
+const ajv = new Ajv({ allErrors: false, strict: true, discriminator: true });
+const validate = ajv.compile<ChatRequest>(chatRequestSchema);
+
+/** Validates a parsed JSON body; throws a 400 GatewayError naming the first bad field. */
+export function validateChatRequest(body: unknown): ChatRequest {
+  if (validate(body)) return body;
+  throw new GatewayError('bad_request', describe(validate.errors?.[0]));
+}
+
+function describe(error: ErrorObject | undefined): { message: string; param: string | null } {
+  if (!error) return { message: 'Invalid request body', param: null };
+  const params = error.params as Record<string, unknown>;
+  let path = error.instancePath;
+  if (error.keyword === 'required') path += `/${String(params.missingProperty)}`;
+  if (error.keyword === 'discriminator') path += `/${String(params.tag)}`;
+  const param = toParam(path);
+  if (param === '') return { message: 'Request body must be a JSON object', param: null };
+  let why: string;
+  switch (error.keyword) {
+    case 'required':
+      why = 'is required';
+      break;
+    case 'discriminator':
+      why = params.error === 'tag' ? 'is required' : `has an unsupported value`;
+      break;
+    case 'enum':
+      why = `must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      break;
+    case 'const':
+      why = `must be ${JSON.stringify(params.allowedValue)}`;
+      break;
+    case 'anyOf':
+      why = 'has an invalid type or value';
+      break;
+    default:
+      why = error.message ?? 'is invalid';
+  }
+  return { message: `Invalid value for '${param}': ${why}.`, param };
+}
+
+/** `/messages/0/content` → `messages[0].content` */
+function toParam(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(segment) ? `[${segment}]` : out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}

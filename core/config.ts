@@ -1,0 +1,153 @@
+// Loads every declared setting from the environment at boot: empty values count as unset,
+// per-environment variants win over plain names, lists are split on commas, JSON values parsed,
+// numbers and booleans coerced, then one ajv validation. Any problem becomes one ConfigError
+// naming every bad variable; the caller exits with status 1.
+import { Ajv, type ErrorObject } from 'ajv';
+import { ENVIRONMENTS, variantName, type Environment, type SettingSpec, type SettingsSchema } from './settings.js';
+
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadedConfig {
+  values: Readonly<Record<string, unknown>>;
+  env: Environment | undefined;
+  /** Variables that look like ours but that nothing declares (probably typos). */
+  unknown: string[];
+  /** Names the operator set explicitly (plain or variant), for "declared but not acted on" warnings. */
+  explicit: ReadonlySet<string>;
+}
+
+const ANNOTATIONS = new Set(['required', 'secret', 'variants', 'envDefaults', 'hint', 'example']);
+
+export function mergeSchemas(schemas: readonly SettingsSchema[]): Record<string, SettingSpec> {
+  const all: Record<string, SettingSpec> = {};
+  for (const schema of schemas) {
+    for (const [name, spec] of Object.entries(schema)) {
+      if (name in all) throw new Error(`setting ${name} is declared twice`);
+      all[name] = spec;
+    }
+  }
+  return all;
+}
+
+export function loadConfig(source: NodeJS.ProcessEnv, schemas: readonly SettingsSchema[], prefixes = ['MODELGATE_']): LoadedConfig {
+  const specs = mergeSchemas(schemas);
+  const problems: string[] = [];
+  const raw = (name: string) => {
+    const value = source[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const envRaw = raw('MODELGATE_ENV')?.toLowerCase();
+  let env: Environment | undefined;
+  if (envRaw !== undefined) {
+    if ((ENVIRONMENTS as readonly string[]).includes(envRaw)) env = envRaw as Environment;
+    else problems.push(`MODELGATE_ENV: must be one of ${ENVIRONMENTS.join(', ')} (got "${envRaw}")`);
+  }
+
+  const input: Record<string, unknown> = {};
+  const explicit = new Set<string>();
+  const from: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(specs)) {
+    const variant = env && spec.variants?.includes(env) ? variantName(name, env) : undefined;
+    let value: string | undefined;
+    if (variant && raw(variant) !== undefined) {
+      value = raw(variant);
+      from[name] = variant;
+      explicit.add(name);
+    } else if (raw(name) !== undefined) {
+      value = raw(name);
+      from[name] = name;
+      explicit.add(name);
+    } else if (env && spec.envDefaults?.[env] !== undefined) {
+      value = spec.envDefaults[env];
+    }
+    if (value === undefined) continue;
+    const parsed = preParse(spec, value);
+    if (parsed.error) problems.push(`${from[name] ?? name}: ${parsed.error}${shown(spec, value)}`);
+    else input[name] = parsed.value;
+  }
+
+  const validate = compile(specs);
+  if (!validate(input)) {
+    for (const error of validate.errors ?? []) {
+      const name = error.instancePath.split('/')[1] || (error.params as { missingProperty?: string }).missingProperty || '';
+      const spec = specs[name];
+      if (!spec) continue;
+      problems.push(`${from[name] ?? name}: ${describe(error, spec)}${shown(spec, source[from[name] ?? name])}`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
+
+  const declared = new Set(Object.keys(specs).flatMap((name) => [name, ...ENVIRONMENTS.map((e) => variantName(name, e))]));
+  declared.add('MODELGATE_ENV');
+  const unknown = Object.keys(source).filter((name) => prefixes.some((p) => name.startsWith(p)) && !declared.has(name));
+  return { values: Object.freeze(input), env, unknown, explicit };
+}
+
+function preParse(spec: SettingSpec, value: string): { value?: unknown; error?: string } {
+  if (spec.type === 'array') {
+    return { value: value.split(',').map((item) => item.trim()).filter((item) => item !== '') };
+  }
+  if (spec.type === 'object') {
+    try {
+      return { value: JSON.parse(value) };
+    } catch (error) {
+      return { error: `must be a JSON object (${(error as Error).message})` };
+    }
+  }
+  if (spec.type === 'boolean') {
+    const lower = value.toLowerCase();
+    if (lower === 'true' || lower === '1' || lower === 'yes') return { value: true };
+    if (lower === 'false' || lower === '0' || lower === 'no') return { value: false };
+    return { error: 'must be true or false' };
+  }
+  if (spec.type === 'integer' || spec.type === 'number') {
+    const number = Number(value);
+    if (!Number.isFinite(number)) return { error: spec.type === 'integer' ? 'must be an integer' : 'must be a number' };
+    return { value: number };
+  }
+  return { value };
+}
+
+function compile(specs: Record<string, SettingSpec>) {
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  for (const [name, spec] of Object.entries(specs)) {
+    properties[name] = Object.fromEntries(Object.entries(spec).filter(([key]) => !ANNOTATIONS.has(key)));
+    if (spec.required) required.push(name);
+  }
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
+  return ajv.compile({ type: 'object', properties, required });
+}
+
+function describe(error: ErrorObject, spec: SettingSpec): string {
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return 'is required (missing or empty)';
+    case 'pattern':
+      return spec.hint ? `must ${spec.hint}` : `must match ${String(params.pattern)}`;
+    case 'enum':
+      return `must be one of ${(params.allowedValues as string[]).join(', ')}`;
+    case 'type':
+      return `must be ${params.type === 'integer' ? 'an integer' : `a ${String(params.type)}`}`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+      return `must be ${String(params.comparison)} ${String(params.limit)}`;
+    default:
+      return error.message ?? 'is invalid';
+  }
+}
+
+function shown(spec: SettingSpec, value: string | undefined): string {
+  if (value === undefined || value.trim() === '') return '';
+  return spec.secret ? '' : ` (got "${value.trim()}")`;
+}

@@ -1,0 +1,98 @@
+// The request context: everything the pipeline learns about one request, in one object that every
+// plugin reads and adds to. Created by the server, discarded when the response has ended.
+import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
+import type { Logger } from 'pino';
+import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
+import type { CatalogModel } from './catalog.js';
+import type { GatewayError } from './errors.js';
+import type { Provider } from '../providers/types.js';
+
+/** The caller, as established by the auth plugin. */
+export interface Principal {
+  /** Stable id of the key (not the secret), used for limits, usage and cache isolation. */
+  keyId: string;
+  /** Whose data this is: requests of one tenant never see another tenant's cache or usage. */
+  tenant: string;
+  admin: boolean;
+}
+
+/** One place a request can be sent: a catalog model on a provider. */
+export interface Target {
+  provider: Provider;
+  model: CatalogModel;
+}
+
+export interface ChatState {
+  /** The validated body, without the gateway's own `modelgate` field. */
+  body: ChatRequest;
+  /** The `modelgate` object of the body, if any (per-request overrides). */
+  overrides: Record<string, unknown>;
+  stream: boolean;
+  /** The client asked for the usage chunk (stream_options.include_usage). */
+  includeUsage: boolean;
+  /** Upper bound on output tokens the client allowed, if it set one. */
+  maxOutputTokens: number | undefined;
+  /** Output tokens to assume for estimates: the client's bound, else MODELGATE_DEFAULT_OUTPUT_TOKENS. */
+  expectedOutputTokens: number;
+  /** Estimated prompt tokens (core/tokens.ts), computed on first use. */
+  readonly promptTokens: number;
+}
+
+export interface Outcome {
+  target?: Target;
+  attempts: number;
+  usage?: Usage;
+  /** USD, from usage × catalog price; 0 on a cache hit; undefined when the price is unknown. */
+  cost?: number;
+  /** The complete answer (non-stream), for the cache and logs. */
+  completion?: ChatCompletion;
+  /** Chunks as sent, collected only when `collectChunks` was set (the cache asks for them). */
+  chunks?: ChatChunk[];
+  /** Generated text and tool-call arguments as received, to bill an aborted stream that sent no usage. */
+  generated: string[];
+  /** ms from request start to the first content sent (streams). */
+  ttftMs?: number;
+  /** ms spent waiting on upstreams, summed over attempts. */
+  upstreamMs: number;
+  /** The stream ended early: the client went away or the provider failed after the first byte. */
+  interrupted?: 'client_abort' | 'upstream_error';
+  cache?: 'HIT' | 'MISS' | 'BYPASS';
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** The client's headers, captured before forwarding reuses `req` for the upstream call. */
+  readonly headers: IncomingHttpHeaders;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly route: string;
+  /** Path parameters of the route, e.g. `provider` of /v1/providers/{provider}/test. */
+  readonly params: Record<string, string>;
+  readonly startedAt: number;
+  /** The TCP peer; the IP filter may replace it with the client behind a trusted proxy. */
+  clientIp: string;
+  /** Aborted when the client disconnects before the response ends. */
+  readonly signal: AbortSignal;
+  readonly log: Logger;
+  principal?: Principal;
+  chat?: ChatState;
+  /** The failover chain chosen by the router, best first. */
+  candidates?: Target[];
+  /** The strategy the router used. */
+  strategy?: string;
+  outcome: Outcome;
+  /** Headers every response to this request carries (x-ratelimit-*, …), set by plugins. */
+  responseHeaders: Record<string, string>;
+  /** Set by a plugin that wants the streamed chunks kept on `outcome.chunks`. */
+  collectChunks: boolean;
+  /** The status sent, and the error if the response was an error. */
+  status?: number;
+  error?: GatewayError;
+}
+
+export function newOutcome(): Outcome {
+  return { attempts: 0, generated: [], upstreamMs: 0 };
+}

@@ -1,0 +1,84 @@
+// The one error type of the gateway. Every refusal, from any plugin, provider or core step, is a
+// GatewayError of a kind from this table; only the server renders it, as OpenAI's error body:
+// {"error":{"message","type","param","code"}}. Where the spec gives a text, `message` is that text.
+
+interface ErrorKind {
+  status: number;
+  type: string;
+  code: string | null;
+  message: string;
+}
+
+export const ERROR_KINDS = {
+  bad_request: { status: 400, type: 'invalid_request_error', code: 'invalid_request', message: 'Invalid request' },
+  invalid_json: { status: 400, type: 'invalid_request_error', code: 'invalid_json', message: 'Request body is not valid JSON' },
+  invalid_api_key: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Invalid API key' },
+  api_key_expired: { status: 401, type: 'invalid_request_error', code: 'api_key_expired', message: 'API key expired' },
+  ip_forbidden: { status: 403, type: 'permission_error', code: 'ip_not_allowed', message: 'Access from this IP address is not allowed' },
+  model_not_found: { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: 'Model not found' },
+  model_unavailable: { status: 404, type: 'invalid_request_error', code: 'model_unavailable', message: 'Model unavailable' },
+  route_not_found: { status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown endpoint' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed' },
+  payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large', message: 'Request body too large' },
+  rate_limit_exceeded: { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
+  cost_limit_exceeded: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'Cost limit exceeded' },
+  internal: { status: 500, type: 'server_error', code: 'internal_error', message: 'Internal error' },
+  bad_gateway: { status: 502, type: 'server_error', code: 'bad_gateway', message: 'The provider answered with something the gateway could not use' },
+  provider_unavailable: { status: 503, type: 'service_unavailable_error', code: 'provider_unavailable', message: 'Provider unavailable' },
+  shutting_down: { status: 503, type: 'service_unavailable_error', code: 'shutting_down', message: 'The gateway is shutting down' },
+} as const satisfies Record<string, ErrorKind>;
+
+export type ErrorKindName = keyof typeof ERROR_KINDS;
+
+export interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+interface Details {
+  /** Replaces the kind's message; only for kinds whose message the spec does not fix. */
+  message?: string;
+  param?: string | null;
+  code?: string | null;
+  type?: string;
+  /** Overrides the kind's status, e.g. an upstream's own 4xx passed back to the client. */
+  status?: number;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+const BRAND = Symbol.for('modelgate.GatewayError');
+
+export class GatewayError extends Error {
+  readonly [BRAND] = true;
+  readonly kind: ErrorKindName;
+  readonly status: number;
+  readonly type: string;
+  readonly param: string | null;
+  readonly code: string | null;
+  readonly headers: Record<string, string>;
+
+  constructor(kind: ErrorKindName, details: Details = {}) {
+    const base: ErrorKind = ERROR_KINDS[kind];
+    super(details.message ?? base.message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = 'GatewayError';
+    this.kind = kind;
+    this.status = details.status ?? base.status;
+    this.type = details.type ?? base.type;
+    this.param = details.param ?? null;
+    this.code = details.code === undefined ? base.code : details.code;
+    this.headers = details.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { error: { message: this.message, type: this.type, param: this.param, code: this.code } };
+  }
+}
+
+export function isGatewayError(value: unknown): value is GatewayError {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** Anything thrown that is not a GatewayError is an internal error; its text is logged, not shown. */
+export function toGatewayError(value: unknown): GatewayError {
+  return isGatewayError(value) ? value : new GatewayError('internal', { cause: value });
+}

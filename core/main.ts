@@ -1,0 +1,38 @@
+// The gateway's entry point: validate the configuration (exit 1 naming every bad setting), listen,
+// and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished).
+import { createApp } from './app.js';
+import { ConfigError } from './config.js';
+
+async function main(): Promise<void> {
+  let app;
+  try {
+    app = await createApp(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`modelgate: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  await app.listen();
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        app.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`modelgate: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,77 @@
+// The plugin pipeline: one explicit ordered array, composed once at startup into a chain where each
+// step may answer (short-circuit) or call `next()` and see the outcome when it returns. A step that
+// applies only to chat completions says so; other /v1 routes get the chain of the remaining steps
+// ending in their route handler. Observers see every finished request, refused ones included.
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import type { RequestContext } from './context.js';
+import type { SettingsSchema } from './settings.js';
+import type { Catalog } from './catalog.js';
+import type { Forwarder } from './proxy.js';
+import type { Provider } from '../providers/types.js';
+
+export type Next = () => Promise<void>;
+
+export interface Step {
+  readonly name: string;
+  /** `chat`: only POST /v1/chat/completions passes through it. Default: every authenticated /v1 route. */
+  readonly scope?: 'all' | 'chat';
+  handle(ctx: RequestContext, next: Next): Promise<void>;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
+  /** `/v1/providers/{provider}/test` style; segments in braces become ctx.params. */
+  path: string;
+  /** Public routes skip the pipeline (no key needed). */
+  public?: boolean;
+  handle(ctx: RequestContext): Promise<void>;
+}
+
+/** What the app hands every plugin factory; each takes what it needs. */
+export interface PluginDeps {
+  catalog: Catalog;
+  providers: ReadonlyMap<string, Provider>;
+  forwarder: Forwarder;
+  logger: Logger;
+  /** Every validated setting, for plugins that share a setting declared elsewhere. */
+  settings: Readonly<Record<string, unknown>>;
+  /** The shared Redis connection, created on first use. */
+  redis(purpose: string): Redis;
+}
+
+/** What a plugin module exports: its settings schema and a factory. */
+export interface PluginModule<S extends SettingsSchema = SettingsSchema, D = PluginDeps> {
+  readonly name: string;
+  readonly settings: S;
+  create(settings: Readonly<Record<string, unknown>>, deps: D): Plugin | Promise<Plugin>;
+}
+
+export interface Plugin {
+  readonly name: string;
+  /** Its place in the request path; absent for plugins that only observe or serve routes. */
+  readonly step?: Step;
+  readonly routes?: Route[];
+  /** Called once per finished request (after the response ended), in pipeline order. */
+  observe?(ctx: RequestContext): void;
+  /** Called once when the process shuts down, after in-flight requests finished. */
+  close?(): Promise<void>;
+}
+
+export type Handler = (ctx: RequestContext) => Promise<void>;
+
+/** Composes steps into one handler: step[0] runs first, `terminal` runs when the last calls next(). */
+export function compose(steps: readonly Step[], terminal: Handler): Handler {
+  return function run(ctx) {
+    const dispatch = (i: number): Promise<void> => {
+      if (i === steps.length) return terminal(ctx);
+      let called = false;
+      return steps[i]!.handle(ctx, () => {
+        if (called) return Promise.reject(new Error(`${steps[i]!.name} called next() twice`));
+        called = true;
+        return dispatch(i + 1);
+      });
+    };
+    return dispatch(0);
+  };
+}

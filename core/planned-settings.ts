@@ -1,0 +1,84 @@
+// Settings of spec §2.2 for features that are not built yet. They are declared so a typo or a bad
+// value fails at boot like any other, and so config/example.env documents them; the app warns at
+// boot when one of them is set explicitly, because nothing acts on it yet. Each moves beside its
+// code when the feature lands.
+import { defineSettings } from './settings.js';
+
+export const plannedSettings = defineSettings({
+  // Monitoring
+  MODELGATE_METRICS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Serve Prometheus metrics at /metrics.' },
+  MODELGATE_METRICS_INTERVAL: { type: 'integer', default: 60000, minimum: 1000, description: 'ms between refreshes of computed gauges (budget used, cache size).' },
+  MODELGATE_METRICS_RETENTION: {
+    type: 'integer',
+    default: 365,
+    minimum: 1,
+    description:
+      'Days usage and cost rollups are kept. The spec gives 30 and 365; 365 wins because rollups are small and a year of history serves budget reviews, while Prometheus keeps its own raw series.',
+  },
+  MODELGATE_ALERTS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Evaluate alert rules as spend moves.' },
+  // Cost control
+  MODELGATE_DAILY_COST_LIMIT: {
+    type: 'number',
+    default: 100,
+    minimum: 0,
+    variants: ['dev', 'staging', 'prod'],
+    envDefaults: { dev: '10', staging: '50', prod: '1000' },
+    description: 'USD per UTC day.',
+  },
+  MODELGATE_WEEKLY_COST_LIMIT: { type: 'number', default: 500, minimum: 0, description: 'USD per ISO week (UTC).' },
+  MODELGATE_MONTHLY_COST_LIMIT: { type: 'number', default: 2000, minimum: 0, description: 'USD per UTC calendar month.' },
+  // Security
+  MODELGATE_RATE_LIMITING_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Enforce rate limits per API key.' },
+  MODELGATE_RATE_LIMIT_RPM: { type: 'integer', default: 100, minimum: 1, description: 'Requests per minute per key.' },
+  MODELGATE_RATE_LIMIT_RPH: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per hour per key.' },
+  MODELGATE_RATE_LIMIT_BURST: { type: 'integer', default: 200, minimum: 1, description: 'Requests a key may make at once after being idle.' },
+  MODELGATE_IP_WHITELISTING_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Only MODELGATE_ALLOWED_IPS may connect.' },
+  MODELGATE_ALLOWED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges allowed when whitelisting is on.' },
+  MODELGATE_BLOCKED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges always refused.' },
+  // Cache
+  MODELGATE_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Serve repeated identical requests from the response cache.' },
+  MODELGATE_CACHE_TYPE: { type: 'string', enum: ['memory', 'redis'], default: 'memory', description: 'Where cached responses live.' },
+  MODELGATE_CACHE_TTL: { type: 'integer', default: 3600, minimum: 1, description: 'Seconds a cached response lives.' },
+  MODELGATE_CACHE_MAX_SIZE: { type: 'integer', default: 1000, minimum: 1, description: 'MB of responses the memory cache holds.' },
+  MODELGATE_CACHE_COMPRESSION: { type: 'boolean', default: true, description: 'Compress cached responses.' },
+  // Alert delivery and webhooks
+  MODELGATE_WEBHOOKS_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Send outbound webhooks for events.' },
+  MODELGATE_WEBHOOK_SECRET: { type: 'string', secret: true, description: 'HMAC-SHA256 secret signing outbound webhooks.' },
+  MODELGATE_WEBHOOK_TIMEOUT: { type: 'integer', default: 5000, minimum: 1, description: 'ms a webhook delivery may take.' },
+  MODELGATE_WEBHOOK_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Retries of a failed webhook delivery.' },
+  MODELGATE_WEBHOOK_RETRY_DELAY: { type: 'integer', default: 1000, minimum: 0, description: 'ms between webhook retries.' },
+  MODELGATE_EMAIL_ALERTS_ENABLED: { type: 'boolean', default: false, description: 'Send alerts by e-mail (SMTP).' },
+  MODELGATE_SMTP_HOST: { type: 'string', description: 'SMTP server host.' },
+  MODELGATE_SMTP_PORT: { type: 'integer', default: 587, minimum: 1, maximum: 65535, description: 'SMTP server port.' },
+  MODELGATE_SMTP_USERNAME: { type: 'string', description: 'SMTP user.' },
+  MODELGATE_SMTP_PASSWORD: { type: 'string', secret: true, description: 'SMTP password.' },
+  MODELGATE_EMAIL_RECIPIENTS: { type: 'array', default: [], description: 'Comma-separated alert recipients.' },
+  MODELGATE_EMAIL_SENDER: { type: 'string', description: 'From address of alert e-mails.' },
+  MODELGATE_CHAT_ALERTS_ENABLED: { type: 'boolean', default: false, description: 'Send alerts to a chat incoming-webhook.' },
+  MODELGATE_CHAT_WEBHOOK_URL: { type: 'string', secret: true, pattern: '^https?://', hint: 'be an http(s) URL', description: 'Chat incoming-webhook URL.' },
+  MODELGATE_CHAT_CHANNEL: { type: 'string', default: '#ai-alerts', description: 'Chat channel for alerts.' },
+  MODELGATE_CHAT_USERNAME: { type: 'string', default: 'modelgate', description: 'Name alerts are posted under.' },
+  MODELGATE_WEBHOOK_ALERTS_ENABLED: { type: 'boolean', default: false, description: 'Send alerts to a generic webhook.' },
+  MODELGATE_WEBHOOK_ALERT_URL: { type: 'string', pattern: '^https?://', hint: 'be an http(s) URL', description: 'Webhook URL for alerts.' },
+  MODELGATE_WEBHOOK_ALERT_HEADERS: {
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    secret: true,
+    description: 'JSON object of extra headers sent with alert webhooks.',
+  },
+  // A/B testing
+  MODELGATE_AB_TESTING_ENABLED: { type: 'boolean', default: false, description: 'Split traffic between routing variants.' },
+  MODELGATE_AB_TESTING_DURATION: { type: 'integer', default: 7, minimum: 1, description: 'Days an A/B test runs.' },
+  MODELGATE_AB_TESTING_METRICS: { type: 'array', default: [], description: 'Metrics compared (cost, quality_score, user_satisfaction).' },
+  // Data protection
+  MODELGATE_ENCRYPTION_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Encrypt stored request/response records.' },
+  MODELGATE_ENCRYPTION_ALGORITHM: { type: 'string', enum: ['AES-256-GCM'], default: 'AES-256-GCM', description: 'Cipher of stored records.' },
+  MODELGATE_KEY_ROTATION_INTERVAL: { type: 'integer', default: 30, minimum: 1, description: 'Days between encryption key rotations.' },
+  MODELGATE_LOG_RETENTION: { type: 'integer', default: 90, minimum: 1, description: 'Days stored logs are kept.' },
+  MODELGATE_REQUEST_RETENTION: { type: 'integer', default: 30, minimum: 1, description: 'Days stored request records are kept.' },
+  MODELGATE_ANONYMIZATION_ENABLED: { type: 'boolean', default: true, description: 'Anonymize stored records.' },
+  MODELGATE_ANONYMIZATION_FIELDS: { type: 'array', default: [], description: 'Fields anonymized (user_id, email, phone).' },
+});
+
+/** Defaults that are on but act on nothing yet are not worth a warning; an explicit value is. */
+export const PLANNED = new Set(Object.keys(plannedSettings));

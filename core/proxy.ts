@@ -1,0 +1,145 @@
+// The forwarding step, on http-proxy: sends one translated request upstream over a keep-alive
+// agent and hands back the provider's response unread (selfHandleResponse), so the caller can
+// translate it. Upstream headers are exactly the adapter's: the client's credentials, cookies and
+// hop-by-hop headers never leave. An abort (client gone, attempt timed out, retry cancelled)
+// destroys the upstream request.
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import https from 'node:https';
+import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
+import type { Readable } from 'node:stream';
+import { createProxyServer } from 'http-proxy-3';
+import type { UpstreamRequest } from '../providers/types.js';
+
+const PENDING = Symbol('modelgate.pendingUpstream');
+
+interface Pending {
+  resolve(response: IncomingMessage): void;
+  reject(error: Error): void;
+  proxyReq?: http.ClientRequest;
+  settled: boolean;
+}
+
+type ProxiedRequest = IncomingMessage & { [PENDING]?: Pending };
+
+export class AbortedError extends Error {
+  override name = 'AbortedError';
+}
+
+export class Forwarder {
+  private readonly proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true, xfwd: false });
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' }),
+    https: new https.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' }),
+  };
+
+  constructor() {
+    this.proxy.on('proxyReq', (proxyReq, req) => {
+      const pending = (req as ProxiedRequest)[PENDING];
+      if (!pending) return;
+      pending.proxyReq = proxyReq;
+      if (pending.settled) proxyReq.destroy();
+    });
+    this.proxy.on('proxyRes', (proxyRes, req) => {
+      const pending = (req as ProxiedRequest)[PENDING];
+      if (!pending || pending.settled) {
+        proxyRes.destroy();
+        return;
+      }
+      pending.settled = true;
+      pending.resolve(proxyRes);
+    });
+    // Errors are delivered through the per-call callback; this keeps stray ones from crashing.
+    this.proxy.on('error', () => {});
+  }
+
+  /**
+   * Sends `upstream` and resolves with the provider's response (status and headers read, body not).
+   * `req`/`res` are the client's: http-proxy uses them for lifecycle (a client that goes away
+   * destroys the upstream request too).
+   */
+  send(req: IncomingMessage, res: ServerResponse, upstream: UpstreamRequest, signal: AbortSignal): Promise<IncomingMessage> {
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const proxied = req as ProxiedRequest;
+      const pending: Pending = { resolve, reject, settled: false };
+      proxied[PENDING] = pending;
+      const onAbort = () => fail(new AbortedError(String(signal.reason ?? 'aborted')));
+      const fail = (error: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        if (pending.settled) return;
+        pending.settled = true;
+        pending.proxyReq?.destroy();
+        reject(error);
+      };
+      pending.resolve = (response) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(response);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      const body = upstream.body === undefined ? undefined : Buffer.from(upstream.body);
+      // Identity: no compression buffering in streams, no inflate cost; decodedBody() copes if ignored.
+      const headers: Record<string, string> = { ...upstream.headers, 'accept-encoding': 'identity' };
+      if (body) headers['content-length'] = String(body.length);
+      // http-proxy starts from the incoming headers; the upstream must see only ours.
+      req.headers = {};
+      const url = new URL(upstream.url);
+      this.proxy.web(
+        req,
+        res,
+        {
+          target: url,
+          method: upstream.method,
+          headers,
+          agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
+          // http-proxy only calls pipe(); ending the upstream request with the whole body at once
+          // avoids a stream object per request.
+          buffer: { pipe: (destination: http.ClientRequest) => destination.end(body) } as unknown as Readable,
+        },
+        (error) => fail(error as Error),
+      );
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+    this.proxy.close();
+  }
+}
+
+/** The response body as a stream of plain bytes, undoing any content-encoding. */
+export function decodedBody(response: IncomingMessage): Readable {
+  switch (response.headers['content-encoding']) {
+    case 'gzip':
+      return response.pipe(createGunzip());
+    case 'br':
+      return response.pipe(createBrotliDecompress());
+    case 'deflate':
+      return response.pipe(createInflate());
+    default:
+      return response;
+  }
+}
+
+/** Reads a whole (decoded) body, refusing more than `limit` bytes. */
+export async function readBody(response: IncomingMessage, limit: number, signal?: AbortSignal): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const stream = decodedBody(response);
+  const onAbort = () => response.destroy(new AbortedError('aborted'));
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    for await (const chunk of stream) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        response.destroy();
+        throw new Error(`upstream body larger than ${limit} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}

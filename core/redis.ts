@@ -1,0 +1,48 @@
+// The Redis connection shared by every Redis-backed part (rate limits, budgets, cache): REDIS_URL
+// or host/port/password/db, keys under REDIS_KEY_PREFIX. Commands fail fast instead of queueing
+// while Redis is away (no offline queue, a command timeout), so callers can fall back in bounded time.
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { defineSettings, type SettingsOf } from './settings.js';
+
+export const redisSettings = defineSettings({
+  REDIS_URL: { type: 'string', pattern: '^rediss?://', hint: 'be a redis:// or rediss:// URL', secret: true, description: 'Redis URL; replaces REDIS_HOST, REDIS_PORT, REDIS_PASSWORD and REDIS_DB.' },
+  REDIS_HOST: { type: 'string', default: 'localhost', description: 'Redis host.' },
+  REDIS_PORT: { type: 'integer', default: 6379, minimum: 1, maximum: 65535, description: 'Redis port.' },
+  REDIS_PASSWORD: { type: 'string', secret: true, description: 'Redis password.' },
+  REDIS_DB: { type: 'integer', default: 0, minimum: 0, description: 'Redis database number.' },
+  REDIS_KEY_PREFIX: { type: 'string', default: 'modelgate:', description: 'Prefix of every key the gateway writes.' },
+  REDIS_COMMAND_TIMEOUT: {
+    type: 'integer',
+    default: 200,
+    minimum: 1,
+    description: 'ms a Redis command may take before the caller falls back (rate limits to a local limiter, the cache to a miss).',
+  },
+});
+
+export type RedisSettings = SettingsOf<typeof redisSettings>;
+
+export function createRedis(settings: RedisSettings, logger: Logger, purpose: string): Redis {
+  const options = {
+    keyPrefix: settings.REDIS_KEY_PREFIX,
+    commandTimeout: settings.REDIS_COMMAND_TIMEOUT,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    lazyConnect: false,
+    connectTimeout: 2000,
+    retryStrategy: (times: number) => Math.min(times * 200, 2000),
+  };
+  const redis = settings.REDIS_URL
+    ? new Redis(settings.REDIS_URL, options)
+    : new Redis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
+  let down = false;
+  redis.on('error', (error) => {
+    if (!down) logger.warn({ purpose, err: error.message }, 'redis unavailable');
+    down = true;
+  });
+  redis.on('ready', () => {
+    if (down) logger.info({ purpose }, 'redis available again');
+    down = false;
+  });
+  return redis;
+}

@@ -1,0 +1,47 @@
+// Writing responses to the client: JSON bodies and the headers that say what happened
+// (x-request-id, x-modelgate-*, plugin headers such as x-ratelimit-*). Errors are written only by
+// the server (core/server.ts) through sendJson.
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { ChatCompletion } from './chat-types.js';
+import type { RequestContext } from './context.js';
+
+export function baseHeaders(ctx: RequestContext): OutgoingHttpHeaders {
+  return { 'x-request-id': ctx.id, ...ctx.responseHeaders };
+}
+
+/** What the gateway did for this chat request: provider, model, strategy, attempts, cache, cost. */
+export function outcomeHeaders(ctx: RequestContext): Record<string, string> {
+  const outcome = ctx.outcome;
+  const headers: Record<string, string> = {};
+  if (outcome.target) {
+    headers['x-modelgate-provider'] = outcome.target.provider.name;
+    headers['x-modelgate-model'] = outcome.target.model.id;
+  }
+  if (ctx.strategy) headers['x-modelgate-strategy'] = ctx.strategy;
+  if (outcome.cache) headers['x-modelgate-cache'] = outcome.cache;
+  headers['x-modelgate-attempts'] = String(outcome.attempts);
+  if (outcome.cost !== undefined) headers['x-modelgate-cost'] = formatCost(outcome.cost);
+  return headers;
+}
+
+export function formatCost(usd: number): string {
+  return usd.toFixed(8).replace(/\.?0+$/, '') || '0';
+}
+
+export function sendJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  const res = ctx.res;
+  if (res.headersSent || res.destroyed) return;
+  const payload = JSON.stringify(body);
+  ctx.status = status;
+  res.writeHead(status, {
+    ...baseHeaders(ctx),
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+  });
+  res.end(payload);
+}
+
+export function sendCompletion(ctx: RequestContext, completion: ChatCompletion): void {
+  sendJson(ctx, 200, completion, outcomeHeaders(ctx));
+}

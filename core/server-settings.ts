@@ -1,0 +1,28 @@
+// Settings of the core itself: identity, where it listens, where it keeps state, request bounds.
+import { defineSettings } from './settings.js';
+
+export const serverSettings = defineSettings({
+  MODELGATE_BASE_URL: {
+    type: 'string',
+    pattern: '^https?://',
+    hint: 'be an http(s) URL',
+    variants: ['dev', 'staging', 'prod'],
+    example: 'http://localhost:3000/v1',
+    description: 'The public base address of this gateway, ending in /v1. Used in printed examples; defaults to http://<host>:<port>/v1.',
+  },
+  MODELGATE_HOST: { type: 'string', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
+  MODELGATE_PORT: { type: 'integer', default: 3000, minimum: 0, maximum: 65535, description: 'TCP port the HTTP server listens on (0 picks a free port).' },
+  MODELGATE_DATA_DIR: { type: 'string', default: './data', description: 'Directory where the embedded store keeps its files.' },
+  MODELGATE_STORE: {
+    type: 'string',
+    enum: ['embedded', 'redis'],
+    default: 'embedded',
+    description: 'Where keys, counters, budgets and usage live: `embedded` (this process + SQLite) or `redis` (shared by replicas).',
+  },
+  MODELGATE_SHUTDOWN_TIMEOUT: {
+    type: 'integer',
+    default: 25000,
+    minimum: 0,
+    description: 'On SIGTERM/SIGINT, how long (ms) in-flight requests and streams may take to finish before the process exits anyway.',
+  },
+});

@@ -1,0 +1,237 @@
+// The HTTP server: matches the route, builds the request context, runs the route's chain, renders
+// every error as OpenAI's error body (the only place errors are written), tells observers about
+// every finished request, and shuts down gracefully (stop accepting, let in-flight requests and
+// streams finish within a bound, then close).
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { newOutcome, type RequestContext } from './context.js';
+import { GatewayError, toGatewayError } from './errors.js';
+import { sendJson } from './respond.js';
+import type { Handler, Plugin, Route } from './pipeline.js';
+import type { LoggingSettings } from './logger.js';
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  shutdownTimeoutMs: number;
+  logger: Logger;
+  logging: LoggingSettings;
+  routes: readonly Route[];
+  /** The chain for a route: its plugins and then its handler. */
+  chainFor(route: Route): Handler;
+  /** Plugins with observe(), told about every finished request. */
+  observers: readonly Plugin[];
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+interface CompiledRoute {
+  route: Route;
+  pattern?: RegExp;
+  names: string[];
+  run: Handler;
+}
+
+export class GatewayServer {
+  readonly server: http.Server;
+  private readonly inflight = new Set<RequestContext>();
+  private readonly exact = new Map<string, CompiledRoute[]>();
+  private readonly patterns: CompiledRoute[] = [];
+  private closing: Promise<void> | undefined;
+  private idleWaiters: Array<() => void> = [];
+
+  constructor(private readonly options: ServerOptions) {
+    for (const route of options.routes) {
+      const names: string[] = [];
+      const compiled: CompiledRoute = { route, names, run: route.public ? route.handle : options.chainFor(route) };
+      if (route.path.includes('{')) {
+        const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
+          names.push(name);
+          return '([^/]+)';
+        });
+        compiled.pattern = new RegExp(`^${source}$`);
+        this.patterns.push(compiled);
+      } else {
+        const list = this.exact.get(route.path) ?? [];
+        list.push(compiled);
+        this.exact.set(route.path, list);
+      }
+    }
+    this.server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
+  }
+
+  listen(): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port, this.options.host, () => {
+        this.server.off('error', reject);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Stops accepting, waits for in-flight requests (at most shutdownTimeoutMs), closes connections. */
+  shutdown(): Promise<void> {
+    this.closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+      this.server.closeIdleConnections();
+      if (this.inflight.size > 0) {
+        this.options.logger.info({ inflight: this.inflight.size }, 'shutting down: waiting for in-flight requests');
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+          new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.shutdownTimeoutMs))),
+        ]);
+        clearTimeout(timer);
+        if (this.inflight.size > 0) this.options.logger.warn({ inflight: this.inflight.size }, 'shutdown timeout: closing remaining requests');
+      }
+      this.server.closeAllConnections();
+      await closed;
+    })();
+    return this.closing;
+  }
+
+  private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> } {
+    let candidates = this.exact.get(path);
+    let params: Record<string, string> = {};
+    if (!candidates) {
+      for (const compiled of this.patterns) {
+        const found = compiled.pattern!.exec(path);
+        if (!found) continue;
+        candidates = [...(candidates ?? []), compiled];
+        params = Object.fromEntries(compiled.names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)]));
+      }
+    }
+    if (!candidates) throw new GatewayError('route_not_found', { message: `Unknown endpoint: ${method} ${path}` });
+    const compiled = candidates.find((c) => c.route.method === method);
+    if (!compiled) {
+      throw new GatewayError('method_not_allowed', {
+        message: `Method ${method} is not allowed on ${path}`,
+        headers: { allow: candidates.map((c) => c.route.method).join(', ') },
+      });
+    }
+    return { compiled, params };
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const incomingId = req.headers['x-request-id'];
+    const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
+    const abort = new AbortController();
+    const ctx: RequestContext = {
+      id,
+      req,
+      res,
+      headers: req.headers,
+      method: req.method ?? 'GET',
+      path,
+      query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+      route: '',
+      params: {},
+      startedAt: performance.now(),
+      clientIp: normalizeIp(req.socket.remoteAddress),
+      signal: abort.signal,
+      log: this.options.logger,
+      outcome: newOutcome(),
+      responseHeaders: {},
+      collectChunks: false,
+    };
+    this.inflight.add(ctx);
+    if (this.closing) res.setHeader('connection', 'close');
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort(new Error('client disconnected'));
+      this.finish(ctx);
+    });
+    try {
+      const { compiled, params } = this.match(ctx.method, path);
+      (ctx as { route: string }).route = `${compiled.route.method} ${compiled.route.path}`;
+      (ctx as { params: Record<string, string> }).params = params;
+      await compiled.run(ctx);
+      if (!res.headersSent && !ctx.signal.aborted) throw new Error(`no response from ${ctx.route}`);
+    } catch (error) {
+      this.fail(ctx, error);
+    }
+  }
+
+  private fail(ctx: RequestContext, thrown: unknown): void {
+    const error = toGatewayError(thrown);
+    ctx.error = error;
+    if (ctx.res.headersSent || ctx.signal.aborted) {
+      ctx.status ??= error.status;
+      return;
+    }
+    const headers: Record<string, string> = { ...error.headers };
+    // A refused oversized body may still be arriving: close rather than read it.
+    if (error.kind === 'payload_too_large') headers.connection = 'close';
+    sendJson(ctx, error.status, error.toBody(), headers);
+  }
+
+  private finish(ctx: RequestContext): void {
+    this.inflight.delete(ctx);
+    if (ctx.status === undefined) ctx.status = ctx.res.headersSent ? ctx.res.statusCode : 499;
+    for (const observer of this.options.observers) {
+      try {
+        observer.observe!(ctx);
+      } catch (error) {
+        ctx.log.error({ err: error, plugin: observer.name }, 'observer failed');
+      }
+    }
+    this.logRequest(ctx);
+    if (this.inflight.size === 0 && this.idleWaiters.length > 0) for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private logRequest(ctx: RequestContext): void {
+    const { logging, logger } = this.options;
+    const status = ctx.status ?? 0;
+    const durationMs = round(performance.now() - ctx.startedAt);
+    if (ctx.error && logging.MODELGATE_LOG_ERRORS) {
+      const fields = { requestId: ctx.id, status, route: ctx.route || ctx.path, code: ctx.error.code, message: ctx.error.message };
+      if (status >= 500) logger.error({ ...fields, err: ctx.error.cause ?? ctx.error }, 'request failed');
+      else logger.warn(fields, 'request refused');
+    }
+    if (!logging.MODELGATE_LOG_REQUESTS && !logging.MODELGATE_LOG_RESPONSES && !logging.MODELGATE_LOG_PERFORMANCE) return;
+    const outcome = ctx.outcome;
+    const line: Record<string, unknown> = {
+      requestId: ctx.id,
+      method: ctx.method,
+      path: ctx.path,
+      status,
+      durationMs,
+      keyId: ctx.principal?.keyId,
+      model: ctx.chat?.body.model,
+      provider: outcome.target?.provider.name,
+      routedModel: outcome.target?.model.id,
+      attempts: outcome.attempts || undefined,
+      cache: outcome.cache,
+      cost: outcome.cost,
+      usage: outcome.usage,
+      interrupted: outcome.interrupted,
+    };
+    if (logging.MODELGATE_LOG_PERFORMANCE) {
+      line.upstreamMs = round(outcome.upstreamMs);
+      line.overheadMs = round(durationMs - outcome.upstreamMs);
+      if (outcome.ttftMs !== undefined) line.ttftMs = round(outcome.ttftMs);
+    }
+    if (logging.MODELGATE_LOG_REQUESTS && ctx.chat) line.request = ctx.chat.body;
+    if (logging.MODELGATE_LOG_RESPONSES) line.response = outcome.completion ?? (outcome.generated.length > 0 ? outcome.generated.join('') : undefined);
+    logger.info(line, 'request');
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 100) / 100;
+}
+
+/** `::ffff:10.0.0.1` → `10.0.0.1`, so IPv4 clients on a dual-stack socket read as IPv4. */
+export function normalizeIp(address: string | undefined): string {
+  if (!address) return '';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}

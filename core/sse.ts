@@ -1,0 +1,141 @@
+// Server-sent events, both directions. SseParser turns upstream bytes into events (LF, CRLF and CR
+// framing, UTF-8 split across chunks, comments ignored); SseWriter writes OpenAI-style data-only
+// events to the client. Every stream in the gateway goes through these two.
+import { StringDecoder } from 'node:string_decoder';
+import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
+
+export interface SseEvent {
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+}
+
+export class SseParser {
+  private readonly decoder = new StringDecoder('utf8');
+  private buffer = '';
+  private data: string[] = [];
+  private event: string | undefined;
+  private id: string | undefined;
+  private skipLeadingLf = false;
+
+  /** Feeds a chunk of the stream; returns the events it completed. */
+  push(chunk: Buffer | string): SseEvent[] {
+    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    return this.drain(false);
+  }
+
+  /** The stream ended: a final event without its blank line still counts. */
+  end(): SseEvent[] {
+    this.buffer += this.decoder.end();
+    const events = this.drain(true);
+    if (this.data.length > 0) events.push(this.dispatch());
+    return events;
+  }
+
+  private drain(final: boolean): SseEvent[] {
+    const events: SseEvent[] = [];
+    let start = 0;
+    const text = this.buffer;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c !== 10 && c !== 13) continue;
+      if (c === 10 && this.skipLeadingLf && i === start) {
+        // the LF of a CRLF whose CR ended the previous chunk
+        this.skipLeadingLf = false;
+        start = i + 1;
+        continue;
+      }
+      this.skipLeadingLf = false;
+      const line = text.slice(start, i);
+      if (c === 13) {
+        if (i + 1 < text.length) {
+          if (text.charCodeAt(i + 1) === 10) i++;
+        } else {
+          this.skipLeadingLf = true;
+        }
+      }
+      start = i + 1;
+      const event = this.line(line);
+      if (event) events.push(event);
+    }
+    this.buffer = text.slice(start);
+    if (final && this.buffer !== '') {
+      const event = this.line(this.buffer);
+      this.buffer = '';
+      if (event) events.push(event);
+    }
+    return events;
+  }
+
+  private line(line: string): SseEvent | undefined {
+    if (line === '') {
+      if (this.data.length > 0) return this.dispatch();
+      this.event = undefined; // an event with no data is not dispatched (WHATWG SSE)
+      return undefined;
+    }
+    if (line.charCodeAt(0) === 58) return undefined; // ":" comment / keep-alive
+    const colon = line.indexOf(':');
+    const field = colon === -1 ? line : line.slice(0, colon);
+    let value = colon === -1 ? '' : line.slice(colon + 1);
+    if (value.charCodeAt(0) === 32) value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+    else if (field === 'id') this.id = value;
+    return undefined;
+  }
+
+  private dispatch(): SseEvent {
+    const event = { event: this.event, data: this.data.join('\n'), id: this.id };
+    this.data = [];
+    this.event = undefined;
+    return event;
+  }
+}
+
+export const SSE_HEADERS: OutgoingHttpHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  'x-accel-buffering': 'no',
+};
+
+/** Writes data-only SSE to the client in OpenAI's framing, ending with `data: [DONE]`. */
+export class SseWriter {
+  private ended = false;
+  constructor(private readonly res: ServerResponse) {}
+
+  get open(): boolean {
+    return !this.ended && !this.res.destroyed && this.res.writable;
+  }
+
+  start(status: number, headers: OutgoingHttpHeaders): void {
+    this.res.writeHead(status, { ...headers, ...SSE_HEADERS });
+    this.res.flushHeaders();
+  }
+
+  /** One event; `payload` is a JSON value or an already serialized JSON string. */
+  send(payload: unknown): void {
+    if (!this.open) return;
+    this.res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+  }
+
+  /** OpenAI's mid-stream error event: the SDK throws APIError on a payload with an `error` key. */
+  error(body: unknown): void {
+    this.send(body);
+  }
+
+  done(trailers?: Record<string, string>): void {
+    if (!this.open) return;
+    this.ended = true;
+    this.res.write('data: [DONE]\n\n');
+    if (trailers) this.res.addTrailers(trailers);
+    this.res.end();
+  }
+
+  /** Ends the stream without [DONE] (after an error event). */
+  close(trailers?: Record<string, string>): void {
+    if (!this.open) return;
+    this.ended = true;
+    if (trailers) this.res.addTrailers(trailers);
+    this.res.end();
+  }
+}

@@ -1,0 +1,81 @@
+// Auth: refuses requests without a valid `Authorization: Bearer <key>` (401 Invalid API key, or
+// API key expired) and sets ctx.principal. Keys are looked up in a KeyStore; the bootstrap key
+// MODELGATE_API_KEY is compared in constant time. Reads MODELGATE_API_KEY.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { GatewayError } from '../core/errors.js';
+import type { Principal } from '../core/context.js';
+import type { PluginModule } from '../core/pipeline.js';
+
+const settings = defineSettings({
+  MODELGATE_API_KEY: {
+    type: 'string',
+    required: true,
+    pattern: '^uc_\\S+$',
+    hint: 'begin with uc_ (and contain no spaces)',
+    secret: true,
+    variants: ['dev', 'staging', 'prod'],
+    description: 'The bootstrap admin API key clients send as `Authorization: Bearer <key>`. Required; begins with uc_.',
+  },
+  MODELGATE_API_KEY_ROTATION_ENABLED: {
+    type: 'boolean',
+    default: false,
+    description: 'Expire dashboard-created keys after MODELGATE_API_KEY_ROTATION_INTERVAL days (key store: not yet built).',
+  },
+  MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, description: 'Days a rotated key lives.' },
+});
+
+export interface KeyRecord extends Principal {
+  /** Epoch ms after which the key is refused with "API key expired". */
+  expiresAt?: number;
+}
+
+/** Where keys live. The bootstrap key store is static; the dashboard's store slots in here. */
+export interface KeyStore {
+  verify(secret: string): Promise<KeyRecord | undefined> | KeyRecord | undefined;
+}
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** Holds the bootstrap admin key, compared by hash in constant time. */
+export function bootstrapKeyStore(key: string): KeyStore {
+  const expected = sha256(key);
+  const record: KeyRecord = { keyId: 'bootstrap', tenant: 'default', admin: true };
+  return { verify: (secret) => (timingSafeEqual(sha256(secret), expected) ? record : undefined) };
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+function refuse(kind: 'invalid_api_key' | 'api_key_expired'): GatewayError {
+  const error = kind === 'invalid_api_key' ? 'invalid_token' : 'invalid_token", error_description="expired';
+  return new GatewayError(kind, { headers: { 'www-authenticate': `Bearer realm="modelgate", error="${error}"` } });
+}
+
+export const auth: PluginModule<typeof settings, { keyStores?: KeyStore[] }> = {
+  name: 'auth',
+  settings,
+  create(values, deps) {
+    const s = values as SettingsOf<typeof settings>;
+    const stores = [bootstrapKeyStore(s.MODELGATE_API_KEY), ...(deps.keyStores ?? [])];
+    return {
+      name: 'auth',
+      step: {
+        name: 'auth',
+        async handle(ctx, next) {
+          const header = ctx.headers.authorization;
+          const match = typeof header === 'string' ? BEARER.exec(header) : null;
+          if (!match) throw refuse('invalid_api_key');
+          let record: KeyRecord | undefined;
+          for (const store of stores) {
+            record = await store.verify(match[1]!);
+            if (record) break;
+          }
+          if (!record) throw refuse('invalid_api_key');
+          if (record.expiresAt !== undefined && record.expiresAt <= Date.now()) throw refuse('api_key_expired');
+          ctx.principal = { keyId: record.keyId, tenant: record.tenant, admin: record.admin };
+          return next();
+        },
+      },
+    };
+  },
+};

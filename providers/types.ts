@@ -1,0 +1,62 @@
+// The adapter contract. A provider translates the OpenAI chat request to its native request and
+// translates back: the response, the stream event by event (per-request state lives in the
+// StreamTranslator), and errors. Adapters never see raw stream bytes, only parsed SSE events;
+// core never knows a provider's name.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { SettingsSchema } from '../core/settings.js';
+import type { SseEvent } from '../core/sse.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../core/chat-types.js';
+import type { UpstreamError } from '../core/upstream-error.js';
+import type { CatalogModel } from '../core/catalog.js';
+
+export interface UpstreamRequest {
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface TranslateContext {
+  /** The catalog entry routed to; `model.native_id` is what the provider is asked for. */
+  model: CatalogModel;
+  stream: boolean;
+  /** The gateway's request id, for ids the provider does not give (e.g. Gemini tool calls). */
+  requestId: string;
+}
+
+export interface StreamTranslator {
+  /** One upstream event → the OpenAI chunks it means. Throws UpstreamError for an error event. */
+  event(event: SseEvent): ChatChunk[];
+  /** The upstream closed the stream; any chunks still owed (e.g. the usage chunk). */
+  end(): ChatChunk[];
+  /** Cumulative usage reported so far, normalized to OpenAI's shape. */
+  readonly usage: Usage | undefined;
+  /** The provider said the answer is complete (finish reason, message_stop, [DONE]). */
+  readonly finished: boolean;
+}
+
+export interface Provider {
+  readonly name: string;
+  /** Credentials are present: the provider can serve traffic. */
+  readonly configured: boolean;
+  readonly baseUrl: string;
+  /** Serves models the catalog does not list (`custom/<any-model>` is routed to it). */
+  readonly acceptsUnlistedModels?: boolean;
+  /** Throws GatewayError (400) for a parameter the provider cannot honour under our documented rules. */
+  chatRequest(request: ChatRequest, context: TranslateContext): UpstreamRequest;
+  /** Throws UpstreamError (bad_response) when the body is not what the protocol promises. */
+  chatResponse(body: unknown, context: TranslateContext): ChatCompletion;
+  streamTranslator(context: TranslateContext): StreamTranslator;
+  /** Normalizes an error status and body into an UpstreamError. */
+  error(status: number, headers: IncomingHttpHeaders, body: string): UpstreamError;
+  /** The cheapest real request that proves the credentials and the endpoint work. */
+  testRequest(cheapestModel: string | undefined): UpstreamRequest;
+}
+
+export interface ProviderModule<S extends SettingsSchema = SettingsSchema> {
+  readonly name: string;
+  readonly settings: S;
+  create(settings: Readonly<Record<string, unknown>>): Provider;
+  /** Models this provider serves that the catalog does not list (e.g. CUSTOM_MODELS). */
+  extraModels?(settings: Readonly<Record<string, unknown>>): string[];
+}

@@ -1,0 +1,135 @@
+// Regenerates config/models.json (the model catalog) from config/sources/model-prices.json
+// (litellm's prices, via shared/protocol) and config/sources/lmarena.json (arena positions and the
+// documented estimates). Run: npm run catalog
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../core/paths.js';
+
+interface PriceEntry {
+  provider: string;
+  model: string;
+  input_cost_per_token: number;
+  output_cost_per_token: number;
+  cache_read_input_token_cost?: number;
+  cache_creation_input_token_cost?: number;
+  max_input_tokens: number;
+  max_output_tokens: number;
+  supports_function_calling: boolean;
+  supports_vision: boolean;
+  supports_response_schema: boolean;
+  supports_reasoning: boolean;
+  supports_prompt_caching: boolean;
+  long_context_pricing?: Record<string, number>;
+}
+interface Ranked {
+  arena_name?: string;
+  rating: number;
+  position: number;
+}
+
+const sources = join(projectRoot, 'config', 'sources');
+const prices = JSON.parse(readFileSync(join(sources, 'model-prices.json'), 'utf8')) as { source: unknown; models: PriceEntry[] };
+const arena = JSON.parse(readFileSync(join(sources, 'lmarena.json'), 'utf8')) as {
+  source: { models_ranked: number; commit: string };
+  formula: string;
+  estimates_rule: string;
+  scored: Record<string, Ranked>;
+  reference_only: Record<string, Ranked>;
+  estimated: Record<string, { from: string; why: string }>;
+  aliases: Record<string, string[]>;
+};
+
+const PROVIDER_NAMES: Record<string, string> = { gemini: 'google' };
+const ranked = arena.source.models_ranked;
+const percentile = (position: number) => Math.round(((ranked - position) / (ranked - 1)) * 1000) / 1000;
+
+function findRanked(name: string): Ranked {
+  const direct = arena.scored[name] ?? arena.reference_only[name];
+  if (direct) return direct;
+  const byArenaName = Object.values(arena.scored).find((entry) => entry.arena_name === name);
+  if (byArenaName) return byArenaName;
+  throw new Error(`no arena position for ${name}`);
+}
+
+function quality(id: string) {
+  const scored = arena.scored[id];
+  if (scored) {
+    return {
+      score: percentile(scored.position),
+      estimated: false,
+      source: `LMArena text, style control, overall: ${scored.arena_name} rated ${scored.rating}, #${scored.position}/${ranked} (arena-catalog ${arena.source.commit.slice(0, 8)})`,
+    };
+  }
+  const estimate = arena.estimated[id];
+  if (!estimate) throw new Error(`model ${id} has neither an arena score nor an estimate`);
+  const from = findRanked(estimate.from);
+  return {
+    score: percentile(from.position),
+    estimated: true,
+    source: `estimate: inherits ${estimate.from} (#${from.position}/${ranked}); ${estimate.why}`,
+  };
+}
+
+/** litellm's `*_above_272k_tokens` prices: they apply to the whole request once the prompt exceeds the threshold. */
+function longContext(tiers: Record<string, number> | undefined) {
+  if (!tiers) return {};
+  const threshold = Object.keys(tiers).map((key) => /_above_(\d+)k_tokens$/.exec(key)?.[1]).find(Boolean);
+  if (!threshold) return {};
+  const at = (name: string) => tiers[`${name}_above_${threshold}k_tokens`] ?? null;
+  return {
+    long_context: {
+      above_prompt_tokens: Number(threshold) * 1000,
+      input: at('input_cost_per_token'),
+      output: at('output_cost_per_token'),
+      cached_input: at('cache_read_input_token_cost'),
+      cache_write: at('cache_creation_input_token_cost'),
+    },
+  };
+}
+
+/** Nominal time to first token before any traffic is observed: an estimate by price class. */
+function nominalLatencyMs(outputPrice: number): number {
+  if (outputPrice < 1e-6) return 350;
+  if (outputPrice < 5e-6) return 500;
+  if (outputPrice < 1.5e-5) return 800;
+  return 1200;
+}
+
+const models = prices.models.map((entry) => ({
+  id: entry.model,
+  provider: PROVIDER_NAMES[entry.provider] ?? entry.provider,
+  native_id: entry.model,
+  aliases: arena.aliases[entry.model] ?? [],
+  price: {
+    input: entry.input_cost_per_token,
+    output: entry.output_cost_per_token,
+    cached_input: entry.cache_read_input_token_cost ?? null,
+    cache_write: entry.cache_creation_input_token_cost ?? null,
+    ...longContext(entry.long_context_pricing),
+  },
+  context_window: entry.max_input_tokens,
+  max_output_tokens: entry.max_output_tokens,
+  capabilities: {
+    tools: entry.supports_function_calling,
+    vision: entry.supports_vision,
+    json: true,
+    json_schema: entry.supports_response_schema,
+    reasoning: entry.supports_reasoning,
+    prompt_caching: entry.supports_prompt_caching,
+  },
+  quality: quality(entry.model),
+  nominal_latency_ms: nominalLatencyMs(entry.output_cost_per_token),
+}));
+
+const catalog = {
+  about: {
+    prices: prices.source,
+    units: 'price: USD per token; context_window and max_output_tokens: tokens; nominal_latency_ms: estimated time to first token by price class',
+    quality_formula: arena.formula,
+    quality_estimates: arena.estimates_rule,
+    generated_by: 'scripts/build-catalog.ts',
+  },
+  models,
+};
+writeFileSync(join(projectRoot, 'config', 'models.json'), `${JSON.stringify(catalog, null, 2)}\n`);
+console.log(`wrote config/models.json: ${models.length} models`);

@@ -1,0 +1,171 @@
+// End to end: the real gateway, the real OpenAI SDK as client, a fake OpenAI upstream replaying
+// the golden fixtures.
+import t from 'tap';
+import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { fixtureJson, sse, fixture, sleep, type FakeProvider } from '../helpers/fake-provider.js';
+import { checkChunk, checkCompletion, checkError, checkModelList } from '../helpers/schema.js';
+
+let upstream: FakeProvider;
+let gateway: TestGateway;
+
+t.before(async () => {
+  upstream = await startFakeOpenAI();
+  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1` });
+});
+t.after(async () => {
+  await gateway.close();
+  await upstream.close();
+});
+t.beforeEach(() => upstream.reset());
+
+const request = fixtureJson('openai/request.json');
+
+t.test('a non-stream completion comes back as the provider sent it, schema-valid', async (t) => {
+  const { data, response } = await gateway.client().chat.completions.create({ ...request, stream: false }).withResponse();
+  t.equal(checkCompletion(data), null);
+  t.equal(data.choices[0]!.message.content, 'The capital of France is Paris.');
+  t.same(data.usage, fixtureJson('openai/chat.json').usage);
+  t.equal(response.headers.get('x-modelgate-provider'), 'openai');
+  t.equal(response.headers.get('x-modelgate-model'), 'gpt-4o-mini');
+  t.equal(response.headers.get('x-modelgate-attempts'), '1');
+  // 24 prompt tokens at $0.15/M + 8 completion tokens at $0.60/M
+  t.equal(Number(response.headers.get('x-modelgate-cost')), 24 * 1.5e-7 + 8 * 6e-7);
+  t.match(response.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
+});
+
+t.test('the upstream gets the provider key, never the client key, and only the translated body', async (t) => {
+  await gateway.client().chat.completions.create({ ...request, stream: false, modelgate: { routing: {} } } as never);
+  const seen = upstream.last!;
+  t.equal(seen.url, '/v1/chat/completions');
+  t.equal(seen.headers.authorization, `Bearer ${PROVIDER_KEYS.openai}`);
+  t.notOk(JSON.stringify(seen.headers).includes(GATEWAY_KEY), 'no header carries the uc_ key');
+  t.notOk(seen.body.includes(GATEWAY_KEY));
+  t.notOk('modelgate' in seen.json, 'the gateway field is removed');
+  t.equal(seen.json.model, 'gpt-4o-mini');
+  t.equal(seen.headers.cookie, undefined);
+});
+
+t.test('cookies and hop-by-hop headers from the client are not forwarded', async (t) => {
+  await call(gateway.url, '/chat/completions', {
+    body: JSON.stringify(request),
+    headers: { cookie: 'session=secret', 'proxy-authorization': 'Basic x', 'x-custom': 'leak', te: 'trailers' },
+  });
+  const seen = upstream.last!;
+  t.equal(seen.headers.cookie, undefined);
+  t.equal(seen.headers['proxy-authorization'], undefined);
+  t.equal(seen.headers['x-custom'], undefined);
+  t.equal(seen.headers.te, undefined);
+});
+
+t.test('a stream arrives chunk by chunk, every chunk schema-valid, usage only when asked', async (t) => {
+  const stream = await gateway.client().chat.completions.create({ ...request, stream: true });
+  const chunks = [];
+  for await (const chunk of stream) chunks.push(chunk);
+  t.ok(chunks.length >= 5);
+  for (const chunk of chunks) t.equal(checkChunk(chunk), null);
+  t.equal(chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''), 'The capital of France is Paris.');
+  t.notOk(chunks.some((c) => c.usage), 'no usage chunk when the client did not ask');
+  t.same(upstream.last!.json.stream_options, { include_usage: true }, 'the upstream is always asked for usage');
+
+  const withUsage = await gateway.client().chat.completions.create({ ...request, stream: true, stream_options: { include_usage: true } });
+  const all = [];
+  for await (const chunk of withUsage) all.push(chunk);
+  const last = all.at(-1)!;
+  t.same(last.choices, []);
+  t.equal(last.usage?.total_tokens, 32);
+});
+
+t.test('an upstream error event after the first content reaches the SDK as an APIError', async (t) => {
+  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  const stream = await gateway.client().chat.completions.create({ ...request, stream: true });
+  const received: string[] = [];
+  await t.rejects(
+    (async () => {
+      for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+    })(),
+    { message: /server had an error/ },
+  );
+  t.same(received, ['The']);
+});
+
+t.test('an upstream error event before any content is an HTTP error, not a broken stream', async (t) => {
+  upstream.next(sse(fixture('openai/stream-error.sse').split('\n\n').slice(1).join('\n\n')));
+  await t.rejects(gateway.client().chat.completions.create({ ...request, stream: true }), { status: 502, message: /server had an error/ });
+});
+
+t.test('GET /v1/models lists auto and the catalog in OpenAI list format', async (t) => {
+  const models = await gateway.client().models.list();
+  const ids = models.data.map((m) => m.id);
+  t.ok(ids.includes('auto'));
+  t.ok(ids.includes('gpt-4o-mini'));
+  t.ok(ids.includes('claude-sonnet-4-5'));
+  const raw = await call(gateway.url, '/models');
+  t.equal(checkModelList(raw.json), null);
+  const mini = raw.json.data.find((m: { id: string }) => m.id === 'gpt-4o-mini');
+  t.equal(mini.available, true);
+  t.equal(mini.pricing.input, 0.15);
+  t.equal(raw.json.data.find((m: { id: string }) => m.id === 'claude-sonnet-4-5').available, false);
+});
+
+t.test('GET /v1/health needs no key and calls no provider', async (t) => {
+  const health = await call(gateway.url, '/health', { key: null });
+  t.equal(health.status, 200);
+  t.equal(health.json.status, 'ok');
+  t.same(health.json.providers.configured, ['openai']);
+  t.equal(upstream.requests.length, 0);
+});
+
+t.test('refusals carry OpenAI error bodies with the spec texts', async (t) => {
+  const cases: Array<[string, Parameters<typeof call>[2], number, string, string | null]> = [
+    ['missing key', { body: JSON.stringify(request), key: null }, 401, 'Invalid API key', null],
+    ['unknown key', { body: JSON.stringify(request), key: 'uc_wrong' }, 401, 'Invalid API key', null],
+    ['malformed header', { body: JSON.stringify(request), key: null, headers: { authorization: 'Basic abc' } }, 401, 'Invalid API key', null],
+    ['unknown model', { body: JSON.stringify({ ...request, model: 'no-such-model' }) }, 404, 'Model not found', 'model'],
+    ['model of an unconfigured provider', { body: JSON.stringify({ ...request, model: 'claude-sonnet-4-5' }) }, 404, 'Model unavailable', 'model'],
+    ['invalid JSON', { body: '{"model":' }, 400, 'Request body is not valid JSON', null],
+    ['missing messages', { body: JSON.stringify({ model: 'gpt-4o-mini' }) }, 400, "Invalid value for 'messages': is required.", 'messages'],
+    ['bad role', { body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'robot', content: 'x' }] }) }, 400, "Invalid value for 'messages[0].role'", 'messages[0].role'],
+    ['bad temperature', { body: JSON.stringify({ ...request, temperature: 7 }) }, 400, "Invalid value for 'temperature'", 'temperature'],
+    ['unknown route', { method: 'GET' }, 404, 'Unknown endpoint', null],
+  ];
+  for (const [name, init, status, message, param] of cases) {
+    const path = name === 'unknown route' ? '/nothing-here' : '/chat/completions';
+    const response = await call(gateway.url, path, init);
+    t.equal(response.status, status, `${name}: status`);
+    t.equal(checkError(response.json), null, `${name}: body is an OpenAI error`);
+    t.match(response.json.error.message, message, `${name}: message`);
+    t.equal(response.json.error.param, param, `${name}: param`);
+    t.ok(response.headers.get('x-request-id'), `${name}: x-request-id`);
+    if (status === 401) t.match(response.headers.get('www-authenticate'), /^Bearer realm="modelgate"/);
+  }
+  t.equal(upstream.requests.length, 0, 'no refused request reached the provider');
+});
+
+t.test('the SDK sees 401 as AuthenticationError and 404 as NotFoundError', async (t) => {
+  await t.rejects(gateway.client({ apiKey: 'uc_nope' }).chat.completions.create(request), { status: 401, message: /Invalid API key/ });
+  await t.rejects(gateway.client().chat.completions.create({ ...request, model: 'gpt-nope' }), { status: 404, message: /Model not found/ });
+});
+
+t.test('a valid incoming x-request-id is echoed, an invalid one replaced', async (t) => {
+  const echoed = await call(gateway.url, '/health', { key: null, headers: { 'x-request-id': 'trace-abc.123' } });
+  t.equal(echoed.headers.get('x-request-id'), 'trace-abc.123');
+  const replaced = await call(gateway.url, '/health', { key: null, headers: { 'x-request-id': 'bad id with spaces' } });
+  t.not(replaced.headers.get('x-request-id'), 'bad id with spaces');
+});
+
+t.test('a client that aborts a stream cancels the upstream request', async (t) => {
+  upstream.next(sse(fixture('openai/stream.sse'), { delayMs: 150 }));
+  const controller = new AbortController();
+  const stream = await gateway.client().chat.completions.create({ ...request, stream: true }, { signal: controller.signal });
+  try {
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) controller.abort();
+  } catch {
+    // the SDK may end the loop or throw APIUserAbortError; either is an abort
+  }
+  for (let i = 0; i < 50 && upstream.aborted === 0; i++) await sleep(20);
+  t.equal(upstream.aborted, 1, 'the upstream saw its request closed');
+});
+
+// Listening servers keep the event loop alive: end the root test explicitly so t.after runs.
+t.end();

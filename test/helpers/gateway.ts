@@ -1,0 +1,64 @@
+// Starts the real gateway in-process on port 0 with a given environment, and an OpenAI SDK client
+// pointed at it. Logs are captured (not printed) so tests can assert on them.
+import { Writable } from 'node:stream';
+import OpenAI from 'openai';
+import { createApp, type App } from '../../core/app.js';
+
+export const GATEWAY_KEY = 'uc_test_0123456789abcdef';
+
+export interface TestGateway {
+  app: App;
+  /** Base URL of the API, ending in /v1. */
+  url: string;
+  /** Parsed JSON log lines written so far. */
+  logs: Array<Record<string, unknown>>;
+  client(options?: { apiKey?: string; maxRetries?: number }): OpenAI;
+  close(): Promise<void>;
+}
+
+export async function startGateway(env: Record<string, string | undefined> = {}): Promise<TestGateway> {
+  const logs: Array<Record<string, unknown>> = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line));
+      callback();
+    },
+  });
+  const app = await createApp(
+    {
+      MODELGATE_API_KEY: GATEWAY_KEY,
+      MODELGATE_PORT: '0',
+      MODELGATE_HOST: '127.0.0.1',
+      MODELGATE_LOG_LEVEL: 'info',
+      ...env,
+    },
+    { logDestination: destination },
+  );
+  const url = await app.listen();
+  return {
+    app,
+    url,
+    logs,
+    client: (options = {}) => new OpenAI({ apiKey: options.apiKey ?? GATEWAY_KEY, baseURL: url, maxRetries: options.maxRetries ?? 0 }),
+    close: () => app.close(),
+  };
+}
+
+/** A raw HTTP call to the gateway, for what the SDK would not send. */
+export async function call(
+  url: string,
+  path: string,
+  init: { method?: string; body?: string | Buffer; headers?: Record<string, string>; key?: string | null } = {},
+): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...init.headers };
+  if (init.key !== null) headers.authorization = `Bearer ${init.key ?? GATEWAY_KEY}`;
+  const response = await fetch(`${url}${path}`, { method: init.method ?? (init.body ? 'POST' : 'GET'), headers, body: init.body });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
