@@ -12,6 +12,8 @@ import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './
 import { plannedSettings, PLANNED } from './planned-settings.js';
 import { redisSettings, createRedis, type RedisSettings } from './redis.js';
 import { Forwarder } from './proxy.js';
+import { HealthRegistry } from './health.js';
+import { EventBus } from './events.js';
 import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
@@ -43,6 +45,7 @@ export interface App {
   catalog: Catalog;
   providers: ReadonlyMap<string, Provider>;
   plugins: readonly Plugin[];
+  deps: PluginDeps;
   /** Starts listening; resolves with the base URL of the API (…/v1). */
   listen(): Promise<string>;
   /** Graceful stop: in-flight requests finish (bounded), then plugins and connections close. */
@@ -83,6 +86,8 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     providers,
     forwarder,
     logger,
+    health: new HealthRegistry(),
+    events: new EventBus(),
     settings: values,
     redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
   };
@@ -124,6 +129,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     catalog,
     providers,
     plugins,
+    deps,
     async listen() {
       const address = await server.listen();
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -40,7 +40,12 @@ export interface ChatState {
 
 export interface Outcome {
   target?: Target;
+  /** Upstream calls made, all candidates together (1 for a first-try success, 0 for a cache hit). */
   attempts: number;
+  /** Calls that repeated a failed one on the same target. */
+  retries: number;
+  /** Times the request moved on to another candidate. */
+  fallbacks: number;
   usage?: Usage;
   /** USD, from usage × catalog price; 0 on a cache hit; undefined when the price is unknown. */
   cost?: number;
@@ -94,5 +99,5 @@ export interface RequestContext {
 }
 
 export function newOutcome(): Outcome {
-  return { attempts: 0, generated: [], upstreamMs: 0 };
+  return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0 };
 }

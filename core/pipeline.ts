@@ -8,6 +8,8 @@ import type { RequestContext } from './context.js';
 import type { SettingsSchema } from './settings.js';
 import type { Catalog } from './catalog.js';
 import type { Forwarder } from './proxy.js';
+import type { HealthRegistry } from './health.js';
+import type { EventBus } from './events.js';
 import type { Provider } from '../providers/types.js';
 
 export type Next = () => Promise<void>;
@@ -34,6 +36,9 @@ export interface PluginDeps {
   providers: ReadonlyMap<string, Provider>;
   forwarder: Forwarder;
   logger: Logger;
+  /** Live provider health: failover writes it, the router, endpoints and metrics read it. */
+  health: HealthRegistry;
+  events: EventBus;
   /** Every validated setting, for plugins that share a setting declared elsewhere. */
   settings: Readonly<Record<string, unknown>>;
   /** The shared Redis connection, created on first use. */

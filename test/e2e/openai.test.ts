@@ -1,6 +1,7 @@
 // End to end: the real gateway, the real OpenAI SDK as client, a fake OpenAI upstream replaying
 // the golden fixtures.
 import t from 'tap';
+import type OpenAI from 'openai';
 import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, sse, fixture, sleep, type FakeProvider } from '../helpers/fake-provider.js';
@@ -19,7 +20,8 @@ t.after(async () => {
 });
 t.beforeEach(() => upstream.reset());
 
-const request = fixtureJson('openai/request.json');
+// The canonical request, typed as the SDK's parameters (the fixture's own `stream` is overridden per test).
+const request: Omit<OpenAI.ChatCompletionCreateParamsNonStreaming, 'stream'> = fixtureJson('openai/request.json');
 
 t.test('a non-stream completion comes back as the provider sent it, schema-valid', async (t) => {
   const { data, response } = await gateway.client().chat.completions.create({ ...request, stream: false }).withResponse();
