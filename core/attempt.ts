@@ -67,6 +67,10 @@ export class UpstreamStream {
   private readonly pending: ChatChunk[] = [];
   private hasContent = false;
   private ended = false;
+  /** Content chunks written after the first, and when the first and last were written. */
+  private gaps = 0;
+  private firstWrite = 0;
+  private lastWrite = 0;
 
   constructor(
     private readonly ctx: RequestContext,
@@ -191,6 +195,13 @@ export class UpstreamStream {
         chunk = { ...chunk };
         delete chunk.usage;
       }
+    }
+    if (chunk.choices.some((choice) => choice.delta.content || choice.delta.tool_calls)) {
+      const now = performance.now();
+      if (this.firstWrite === 0) this.firstWrite = now;
+      else this.gaps++;
+      this.lastWrite = now;
+      if (this.gaps > 0) this.ctx.outcome.interTokenMs = (this.lastWrite - this.firstWrite) / this.gaps;
     }
     writer.send(chunk);
   }

@@ -57,6 +57,8 @@ export interface Outcome {
   generated: string[];
   /** ms from request start to the first content sent (streams). */
   ttftMs?: number;
+  /** Mean ms between content chunks after the first (streams with at least two). */
+  interTokenMs?: number;
   /** ms spent waiting on upstreams, summed over attempts. */
   upstreamMs: number;
   /** The stream ended early: the client went away or the provider failed after the first byte. */
@@ -93,6 +95,12 @@ export interface RequestContext {
   responseHeaders: Record<string, string>;
   /** Set by a plugin that wants the streamed chunks kept on `outcome.chunks`. */
   collectChunks: boolean;
+  /**
+   * Called by the failover step, in order, before every upstream attempt with the target about to
+   * be called (e.g. the cost guard reserves that target's estimate). May throw a GatewayError to
+   * refuse; the request then ends with it, and no upstream call is made.
+   */
+  beforeAttempt: Array<(target: Target) => Promise<void> | void>;
   /** The status sent, and the error if the response was an error. */
   status?: number;
   error?: GatewayError;

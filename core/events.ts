@@ -12,8 +12,18 @@ export interface AlertEvent {
   [key: string]: unknown;
 }
 
+/** Spend moved in a budget period (emitted by the cost guard after settling). */
+export interface BudgetEvent {
+  period: 'day' | 'week' | 'month';
+  spentUsd: number;
+  limitUsd: number;
+  /** spentUsd / limitUsd (0 when the limit is 0 and nothing was spent). */
+  usedRatio: number;
+}
+
 export interface GatewayEvents {
   alert: [AlertEvent];
+  budget: [BudgetEvent];
 }
 
 export class EventBus extends EventEmitter<GatewayEvents> {}

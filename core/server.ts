@@ -143,6 +143,7 @@ export class GatewayServer {
       outcome: newOutcome(),
       responseHeaders: {},
       collectChunks: false,
+      beforeAttempt: [],
     };
     this.inflight.add(ctx);
     if (this.closing) res.setHeader('connection', 'close');

@@ -40,10 +40,12 @@ export const failover: PluginModule<typeof settings, { forwarder: Forwarder }> =
           const target = ctx.candidates![0]!;
           ctx.outcome.target = target;
           ctx.outcome.attempts = 1;
+          for (const hook of ctx.beforeAttempt) await hook(target);
           const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(s.MODELGATE_TIMEOUT)]);
           try {
             const opened = await openAttempt(ctx, target, forwarder, signal);
             if (opened.kind === 'completion') {
+              ctx.outcome.completion = opened.completion;
               recordUsage(ctx, target, opened.completion.usage);
               sendCompletion(ctx, opened.completion);
             } else {
