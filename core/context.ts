@@ -49,6 +49,8 @@ export interface Outcome {
   usage?: Usage;
   /** USD, from usage × catalog price; 0 on a cache hit; undefined when the price is unknown. */
   cost?: number;
+  /** USD a cache hit saved: what the cached answer cost when it was generated. */
+  savedUsd?: number;
   /** The complete answer (non-stream), for the cache and logs. */
   completion?: ChatCompletion;
   /** Chunks as sent, collected only when `collectChunks` was set (the cache asks for them). */
