@@ -20,7 +20,7 @@ import { coreRoutes } from './routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
-import { auth } from '../plugins/auth.js';
+import { auth, type KeyStore } from '../plugins/auth.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
@@ -28,7 +28,7 @@ import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
 /** The request path, in order. Each entry is one file; chat-body is core's own step. */
-export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover] as PluginModule[];
+export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
 
@@ -55,8 +55,10 @@ export interface App {
 export const VERSION = (JSON.parse(readFileSync(join(projectRoot, 'package.json'), 'utf8')) as { version: string }).version;
 
 export interface AppOptions {
-  /** Extra providers (the demo's simulators use the real adapters; tests may add fakes). */
+  /** Where logs go instead of stdout (tests capture them). */
   logDestination?: DestinationStream;
+  /** Key stores consulted after the bootstrap key. */
+  keyStores?: KeyStore[];
 }
 
 export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
@@ -89,6 +91,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     health: new HealthRegistry(),
     events: new EventBus(),
     settings: values,
+    keyStores: options.keyStores ?? [],
     redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
   };
   const plugins: Plugin[] = [];

@@ -124,17 +124,30 @@ export const chatRequestSchema = {
   },
 };
 
-const ajv = new Ajv({ allErrors: false, strict: true, discriminator: true });
+// allErrors so the most specific problem can be chosen among the branches of an anyOf.
+const ajv = new Ajv({ allErrors: true, strict: true, discriminator: true });
 const validate = ajv.compile<ChatRequest>(chatRequestSchema);
 
 /** Validates a parsed JSON body; throws a 400 GatewayError naming the first bad field. */
 export function validateChatRequest(body: unknown): ChatRequest {
   if (validate(body)) return body;
-  throw new GatewayError('bad_request', describe(validate.errors?.[0]));
+  throw new GatewayError('bad_request', describe(validate.errors ?? []));
 }
 
-function describe(error: ErrorObject | undefined): { message: string; param: string | null } {
-  if (!error) return { message: 'Invalid request body', param: null };
+/** The deepest error is the most specific; type errors at that spot are merged ("string or array"). */
+function describe(errors: ErrorObject[]): { message: string; param: string | null } {
+  const depth = (e: ErrorObject) => e.instancePath.split('/').length + (e.keyword === 'required' || e.keyword === 'discriminator' ? 1 : 0);
+  const relevant = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+  if (relevant.length === 0) return { message: 'Invalid request body', param: null };
+  const deepest = Math.max(...relevant.map(depth));
+  const atDeepest = relevant.filter((e) => depth(e) === deepest);
+  const error = atDeepest[0]!;
+  const types = atDeepest.filter((e) => e.keyword === 'type' && e.instancePath === error.instancePath).map((e) => String((e.params as { type: string }).type));
+  if (types.length > 1) return { message: `Invalid type for '${toParam(error.instancePath)}': must be ${types.filter((t) => t !== 'null').join(' or ')}.`, param: toParam(error.instancePath) };
+  return single(error);
+}
+
+function single(error: ErrorObject): { message: string; param: string | null } {
   const params = error.params as Record<string, unknown>;
   let path = error.instancePath;
   if (error.keyword === 'required') path += `/${String(params.missingProperty)}`;

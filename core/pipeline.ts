@@ -11,6 +11,7 @@ import type { Forwarder } from './proxy.js';
 import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
 import type { Provider } from '../providers/types.js';
+import type { KeyStore } from '../plugins/auth.js';
 
 export type Next = () => Promise<void>;
 
@@ -43,6 +44,8 @@ export interface PluginDeps {
   settings: Readonly<Record<string, unknown>>;
   /** The shared Redis connection, created on first use. */
   redis(purpose: string): Redis;
+  /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
+  keyStores: KeyStore[];
 }
 
 /** What a plugin module exports: its settings schema and a factory. */

@@ -51,12 +51,12 @@ function refuse(kind: 'invalid_api_key' | 'api_key_expired'): GatewayError {
   return new GatewayError(kind, { headers: { 'www-authenticate': `Bearer realm="modelgate", error="${error}"` } });
 }
 
-export const auth: PluginModule<typeof settings, { keyStores?: KeyStore[] }> = {
+export const auth: PluginModule<typeof settings> = {
   name: 'auth',
   settings,
   create(values, deps) {
     const s = values as SettingsOf<typeof settings>;
-    const stores = [bootstrapKeyStore(s.MODELGATE_API_KEY), ...(deps.keyStores ?? [])];
+    const stores = [bootstrapKeyStore(s.MODELGATE_API_KEY), ...deps.keyStores];
     return {
       name: 'auth',
       step: {

@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { createApp, type App } from '../../core/app.js';
+import type { KeyStore } from '../../plugins/auth.js';
 
 export const GATEWAY_KEY = 'uc_test_0123456789abcdef';
 
@@ -16,7 +17,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(env: Record<string, string | undefined> = {}): Promise<TestGateway> {
+export async function startGateway(env: Record<string, string | undefined> = {}, options: { keyStores?: KeyStore[] } = {}): Promise<TestGateway> {
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -32,7 +33,7 @@ export async function startGateway(env: Record<string, string | undefined> = {})
       MODELGATE_LOG_LEVEL: 'info',
       ...env,
     },
-    { logDestination: destination },
+    { logDestination: destination, keyStores: options.keyStores },
   );
   const url = await app.listen();
   return {

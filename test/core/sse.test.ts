@@ -1,0 +1,49 @@
+import t from 'tap';
+import { SseParser } from '../../core/sse.js';
+import { fixture } from '../helpers/fake-provider.js';
+
+const parseAll = (parts: Array<string | Buffer>) => {
+  const parser = new SseParser();
+  const events = parts.flatMap((part) => parser.push(part));
+  return [...events, ...parser.end()];
+};
+
+t.test('LF framing with named events', async (t) => {
+  const events = parseAll(['event: message_start\ndata: {"a":1}\n\nevent: ping\ndata: {}\n\n']);
+  t.same(events, [
+    { event: 'message_start', data: '{"a":1}', id: undefined },
+    { event: 'ping', data: '{}', id: undefined },
+  ]);
+});
+
+t.test('CRLF framing (Gemini) and bare CR', async (t) => {
+  t.same(parseAll(['data: one\r\n\r\ndata: two\r\n\r\n']).map((e) => e.data), ['one', 'two']);
+  t.same(parseAll(['data: one\r\rdata: two\r\r']).map((e) => e.data), ['one', 'two']);
+});
+
+t.test('a CRLF split between two chunks is one line break', async (t) => {
+  t.same(parseAll(['data: one\r', '\n\r\n', 'data: two\n\n']).map((e) => e.data), ['one', 'two']);
+});
+
+t.test('events split at any byte, including inside a UTF-8 character', async (t) => {
+  const bytes = Buffer.from('data: {"text":"Paris ✈ 東京"}\n\n');
+  const events = parseAll([...bytes].map((byte) => Buffer.from([byte])));
+  t.same(events.map((e) => JSON.parse(e.data).text), ['Paris ✈ 東京']);
+});
+
+t.test('multi-line data joins with newlines; comments and empty events are skipped', async (t) => {
+  const events = parseAll([': keep-alive\n\nevent: x\n\ndata: a\ndata: b\nid: 7\n\n']);
+  t.same(events, [{ event: undefined, data: 'a\nb', id: '7' }]);
+});
+
+t.test('a final event without its blank line still counts', async (t) => {
+  t.same(parseAll(['data: [DONE]']).map((e) => e.data), ['[DONE]']);
+});
+
+t.test('the golden transcripts parse to their documented event counts', async (t) => {
+  t.equal(parseAll([fixture('openai/stream.sse')]).length, 8);
+  t.equal(parseAll([fixture('anthropic/stream.sse')]).length, 9);
+  t.equal(parseAll([fixture('gemini/stream.sse')]).length, 3);
+  t.equal(parseAll([fixture('cohere/stream.sse')]).length, 11);
+  t.equal(parseAll([fixture('mistral/stream.sse')]).length, 6);
+});

@@ -1,0 +1,116 @@
+// Golden tests of the OpenAI-compatible adapter (openai and custom): the canonical request, the
+// recorded responses and transcripts, every error fixture.
+import t from 'tap';
+import { openai } from '../../providers/openai.js';
+import { custom } from '../../providers/custom.js';
+import { loadCatalog } from '../../core/catalog.js';
+import { SseParser } from '../../core/sse.js';
+import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';
+import type { ChatChunk, ChatRequest } from '../../core/chat-types.js';
+import { fixture, fixtureJson } from '../helpers/fake-provider.js';
+import { checkChunk, checkCompletion } from '../helpers/schema.js';
+
+const catalog = loadCatalog();
+const provider = openai.create({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'https://api.openai.com/v1', OPENAI_ORGANIZATION: 'org-1' });
+const context = (model = 'gpt-4o-mini', stream = false) => ({ model: catalog.get('openai', model)!, stream, requestId: 'req-1' });
+
+function streamOf(transcript: string, translator = provider.streamTranslator(context('gpt-4o-mini', true))) {
+  const parser = new SseParser();
+  const chunks: ChatChunk[] = [];
+  for (const event of [...parser.push(transcript), ...parser.end()]) chunks.push(...translator.event(event));
+  chunks.push(...translator.end());
+  return { chunks, translator };
+}
+
+t.test('the canonical request passes through with the native model id and auth headers', async (t) => {
+  const request: ChatRequest = fixtureJson('openai/request.json');
+  const upstream = provider.chatRequest(request, context());
+  t.equal(upstream.url, 'https://api.openai.com/v1/chat/completions');
+  t.equal(upstream.headers.authorization, 'Bearer sk-test');
+  t.equal(upstream.headers['openai-organization'], 'org-1');
+  t.same(JSON.parse(upstream.body!), { ...request, stream: false });
+});
+
+t.test('streams always ask the upstream for usage', async (t) => {
+  const request: ChatRequest = fixtureJson('openai/request-stream-tools.json');
+  const body = JSON.parse(provider.chatRequest({ ...request, stream_options: undefined }, context('gpt-4o-mini', true)).body!);
+  t.same(body.stream_options, { include_usage: true });
+  t.equal(body.stream, true);
+});
+
+t.test('reasoning models get max_completion_tokens and no sampling parameters', async (t) => {
+  const body = JSON.parse(provider.chatRequest({ model: 'gpt-5', messages: [{ role: 'user', content: 'x' }], max_tokens: 50, temperature: 0.3, top_p: 0.9 }, context('gpt-5')).body!);
+  t.equal(body.max_completion_tokens, 50);
+  t.notOk('max_tokens' in body);
+  t.notOk('temperature' in body);
+  t.notOk('top_p' in body);
+});
+
+t.test('responses come back schema-valid', async (t) => {
+  for (const name of ['chat.json', 'chat-tool-calls.json']) {
+    const completion = provider.chatResponse(fixtureJson(`openai/${name}`), context());
+    t.equal(checkCompletion(completion), null, name);
+  }
+  const toolCall = provider.chatResponse(fixtureJson('openai/chat-tool-calls.json'), context());
+  t.equal(toolCall.choices[0]!.finish_reason, 'tool_calls');
+  t.equal(toolCall.choices[0]!.message.tool_calls![0]!.function.arguments, '{"city":"Paris"}');
+});
+
+t.test('a 200 without choices is a bad response, retryable elsewhere', async (t) => {
+  const error = t.throws(() => provider.chatResponse({ hello: 'world' }, context())) as unknown as UpstreamError;
+  t.ok(isUpstreamError(error));
+  t.equal(error.status, 502);
+  t.equal(error.reason, 'bad_response');
+  t.equal(error.retryable, true);
+});
+
+t.test('stream transcripts translate chunk for chunk, usage and finish recorded', async (t) => {
+  const { chunks, translator } = streamOf(fixture('openai/stream.sse'));
+  t.equal(chunks.length, 7);
+  for (const chunk of chunks) t.equal(checkChunk(chunk), null);
+  t.equal(translator.finished, true);
+  t.equal(translator.usage?.total_tokens, 32);
+  const tools = streamOf(fixture('openai/stream-tool-calls.sse'));
+  const args = tools.chunks.flatMap((c) => c.choices.flatMap((ch) => ch.delta.tool_calls ?? [])).map((call) => call.function?.arguments ?? '').join('');
+  t.equal(args, '{"city":"Paris"}');
+});
+
+t.test('a stream that stops without finishing is not finished', async (t) => {
+  const cut = fixture('openai/stream.sse').split('\n\n').slice(0, 3).join('\n\n') + '\n\n';
+  t.equal(streamOf(cut).translator.finished, false);
+});
+
+t.test('an error event inside the stream throws', async (t) => {
+  t.throws(() => streamOf(fixture('openai/stream-error.sse')), { reason: 'stream_error', message: /server had an error/ });
+});
+
+t.test('every error fixture maps to its status, retry decision and message', async (t) => {
+  const cases: Array<[string, number, number, boolean, RegExp]> = [
+    ['error-401.json', 401, 502, false, /rejected the gateway's credentials/],
+    ['error-404.json', 404, 404, false, /does not exist/],
+    ['error-429-rate-limit.json', 429, 429, true, /Rate limit reached/],
+    ['error-429-quota.json', 429, 429, true, /exceeded your current quota/],
+    ['error-500.json', 500, 503, true, /server had an error/],
+    ['error-503.json', 503, 503, true, /overloaded/],
+    ['error-503-legacy.json', 503, 503, true, /overloaded/],
+  ];
+  for (const [file, upstreamStatus, status, retryable, message] of cases) {
+    const error = provider.error(upstreamStatus, { 'retry-after': '7' }, fixture(`openai/${file}`));
+    t.equal(error.status, status, `${file}: status`);
+    t.equal(error.retryable, retryable, `${file}: retryable`);
+    t.match(error.message, message, `${file}: message`);
+    t.equal(error.retryAfterMs, 7000, `${file}: Retry-After`);
+  }
+  t.notMatch(provider.error(401, {}, fixture('openai/error-401.json')).message, /sk-/, "the provider key's hint never reaches the client");
+});
+
+t.test('the custom provider is OpenAI-compatible at its own base URL, key optional', async (t) => {
+  const local = custom.create({ CUSTOM_BASE_URL: 'http://localhost:11434/v1/', CUSTOM_MODELS: [] });
+  t.equal(local.configured, true);
+  const upstream = local.chatRequest({ model: 'x', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, temperature: 0.1 }, { ...context(), model: { ...context().model, native_id: 'llama3' } });
+  t.equal(upstream.url, 'http://localhost:11434/v1/chat/completions');
+  t.equal(upstream.headers.authorization, undefined);
+  t.same(JSON.parse(upstream.body!), { model: 'llama3', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5, temperature: 0.1 });
+  t.equal(custom.create({ CUSTOM_MODELS: [] }).configured, false, 'without a base URL it is not configured');
+  t.same(custom.extraModels!({ CUSTOM_MODELS: ['llama3', 'qwen'] }), ['llama3', 'qwen']);
+});
