@@ -12,7 +12,7 @@ t.teardown(async () => {
 });
 
 t.test('every simulated provider is configured', async (t) => {
-  const health = await fetch(`${gateway.url}/health`).then((r) => r.json());
+  const health = (await fetch(`${gateway.url}/health`).then((r) => r.json())) as { providers: { configured: string[] } };
   t.same([...health.providers.configured].sort(), PROTOCOLS.map((p) => p.provider).sort());
 });
 
