@@ -77,13 +77,13 @@ export class Forwarder {
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
 
-      const body = upstream.body === undefined ? undefined : Buffer.from(upstream.body);
+      const body = upstream.body;
       // Identity: no compression buffering in streams, no inflate cost; decodedBody() copes if ignored.
       const headers: Record<string, string> = { ...upstream.headers, 'accept-encoding': 'identity' };
-      if (body) headers['content-length'] = String(body.length);
+      if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
       // http-proxy starts from the incoming headers; the upstream must see only ours.
       req.headers = {};
-      const url = new URL(upstream.url);
+      const url = this.parse(upstream.url);
       this.proxy.web(
         req,
         res,
@@ -99,6 +99,18 @@ export class Forwarder {
         (error) => fail(error as Error),
       );
     });
+  }
+
+  /** Upstream URLs repeat (one per provider endpoint and model): parse each once. */
+  private readonly urls = new Map<string, URL>();
+  private parse(href: string): URL {
+    let url = this.urls.get(href);
+    if (!url) {
+      url = new URL(href);
+      if (this.urls.size > 1000) this.urls.clear();
+      this.urls.set(href, url);
+    }
+    return url;
   }
 
   close(): void {
@@ -122,24 +134,33 @@ export function decodedBody(response: IncomingMessage): Readable {
   }
 }
 
-/** Reads a whole (decoded) body, refusing more than `limit` bytes. */
-export async function readBody(response: IncomingMessage, limit: number, signal?: AbortSignal): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const stream = decodedBody(response);
-  const onAbort = () => response.destroy(new AbortedError('aborted'));
-  signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    for await (const chunk of stream) {
-      size += (chunk as Buffer).length;
+/** Reads a whole (decoded) body, refusing more than `limit` bytes; an abort destroys the response. */
+export function readBody(response: IncomingMessage, limit: number, signal?: AbortSignal): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const stream = decodedBody(response);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error?: Error) => {
+      signal?.removeEventListener('abort', onAbort);
+      stream.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
       if (size > limit) {
         response.destroy();
-        throw new Error(`upstream body larger than ${limit} bytes`);
-      }
-      chunks.push(chunk as Buffer);
-    }
-  } finally {
-    signal?.removeEventListener('abort', onAbort);
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+        done(new Error(`upstream body larger than ${limit} bytes`));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done();
+    const onClose = () => done(new Error('upstream closed the connection before the body ended'));
+    const onAbort = () => {
+      response.destroy();
+      done(new AbortedError('aborted'));
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    stream.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
+  });
 }

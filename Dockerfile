@@ -1,0 +1,35 @@
+# modelgate: build with the dev toolchain, run with production dependencies only, as a non-root user.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+# better-sqlite3 compiles its native addon when no prebuilt binary matches.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json .npmrc ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY core core
+COPY plugins plugins
+COPY providers providers
+COPY demo demo
+COPY scripts scripts
+COPY bench bench
+COPY config config
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    MODELGATE_HOST=0.0.0.0 \
+    MODELGATE_PORT=3000 \
+    MODELGATE_DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+COPY config config
+COPY demo/catalog.json demo/catalog.json
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MODELGATE_PORT || 3000) + '/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "dist/core/main.js"]

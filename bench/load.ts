@@ -1,0 +1,71 @@
+// A closed-loop HTTP load generator: `connections` keep-alive sockets, each sending the next request
+// as soon as the previous response ended, for `durationMs`. Records every latency.
+import http from 'node:http';
+
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  durationMs: number;
+  latenciesMs: Float64Array;
+}
+
+export interface LoadOptions {
+  port: number;
+  path: string;
+  headers: Record<string, string>;
+  /** A fresh body per request (so no cache can answer), given a sequence number. */
+  body(sequence: number): string;
+  connections: number;
+  durationMs: number;
+}
+
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const latencies: number[] = [];
+  let errors = 0;
+  let sequence = 0;
+  const started = performance.now();
+  const deadline = started + options.durationMs;
+
+  const one = () =>
+    new Promise<void>((resolve) => {
+      const body = options.body(sequence++);
+      const t0 = performance.now();
+      const req = http.request(
+        {
+          host: '127.0.0.1',
+          port: options.port,
+          path: options.path,
+          method: 'POST',
+          agent,
+          headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => {
+            if (res.statusCode === 200) latencies.push(performance.now() - t0);
+            else errors++;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+      req.end(body);
+    });
+
+  await Promise.all(
+    Array.from({ length: options.connections }, async () => {
+      while (performance.now() < deadline) await one();
+    }),
+  );
+  agent.destroy();
+  return { requests: latencies.length, errors, durationMs: performance.now() - started, latenciesMs: Float64Array.from(latencies) };
+}
+
+export function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}

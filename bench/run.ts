@@ -1,0 +1,177 @@
+// npm run bench: in one run, against one fake upstream, compares the upstream called directly, a
+// bare http-proxy pass-through, and the gateway with its whole pipeline (auth on; every limit,
+// cache and metrics plugin active but sized not to refuse, and each request unique so the cache
+// misses). At 50 and 1 connections, non-stream and stream. Reports req/s, p50/p99, added latency,
+// CPU time per request of the measured process (from /proc), RSS, and the ratios. The load
+// generator is pinned to core 0, the servers to core 1 (taskset); targets alternate A B C A B C
+// after a warm-up. BENCH_DURATION_MS (default 4000) and BENCH_ROUNDS (default 2) tune it.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir, cpus } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { load, percentile } from './load.js';
+import { projectRoot } from '../core/paths.js';
+
+const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
+const WARMUP = Math.min(1500, DURATION / 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const KEY = 'uc_bench_0123456789abcdef';
+/** The flags `npm start` and the Docker image run the gateway with (package.json "start"). */
+const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean);
+const pin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
+
+function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; port: Promise<number> } {
+  const command = pin ? 'taskset' : process.execPath;
+  const argv = pin ? ['-c', '1', process.execPath, ...args] : args;
+  const child = spawn(command, argv, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = new Promise<number>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (/^\d+$/.test(line)) return resolve(Number(line));
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'modelgate listening') resolve(Number(new URL(entry.url!).port));
+      } catch {
+        // other output
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+  });
+  return { child, port };
+}
+
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in ticks of 10 ms
+}
+
+function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
+
+const body = (stream: boolean) => (sequence: number) =>
+  JSON.stringify({
+    model: 'gpt-4o-mini',
+    messages: [
+      { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
+      { role: 'user', content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.` },
+    ],
+    max_tokens: 64,
+    temperature: 0.2,
+    ...(stream ? { stream: true } : {}),
+  });
+
+interface Row {
+  target: string;
+  connections: number;
+  stream: boolean;
+  requests: number;
+  seconds: number;
+  errors: number;
+  latencies: number[];
+  cpuMs: number;
+  rss: number;
+}
+
+async function main() {
+  if (pin) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+  const upstream = start(['dist/bench/upstream.js']);
+  const upstreamPort = await upstream.port;
+  const passthrough = start(['dist/bench/passthrough.js', `http://127.0.0.1:${upstreamPort}`]);
+  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], {
+    MODELGATE_API_KEY: KEY,
+    MODELGATE_HOST: '127.0.0.1',
+    MODELGATE_PORT: '0',
+    MODELGATE_LOG_LEVEL: 'info',
+    MODELGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'modelgate-bench-')),
+    OPENAI_API_KEY: 'sk-bench',
+    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
+    // Every plugin stays on, sized so none refuses a benchmark request.
+    MODELGATE_RATE_LIMIT_RPM: '100000000',
+    MODELGATE_RATE_LIMIT_RPH: '1000000000',
+    MODELGATE_RATE_LIMIT_BURST: '100000000',
+    MODELGATE_RATE_LIMIT_TPM: '100000000000',
+    MODELGATE_DAILY_COST_LIMIT: '1000000000',
+    MODELGATE_WEEKLY_COST_LIMIT: '1000000000',
+    MODELGATE_MONTHLY_COST_LIMIT: '1000000000',
+  });
+  const targets = [
+    { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {} },
+    { name: 'passthrough', port: await passthrough.port, pid: passthrough.child.pid!, path: '/v1/chat/completions', headers: {} },
+    { name: 'gateway', port: await gateway.port, pid: gateway.child.pid!, path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` } },
+  ];
+
+  // BENCH_ONLY=json:50 (or stream:1, …) runs one scenario.
+  const only = process.env.BENCH_ONLY;
+  const scenarios = [
+    { connections: 50, stream: false },
+    { connections: 1, stream: false },
+    { connections: 50, stream: true },
+    { connections: 1, stream: true },
+  ].filter((s) => !only || only === `${s.stream ? 'stream' : 'json'}:${s.connections}`);
+  const rows: Row[] = [];
+  for (const scenario of scenarios) {
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of targets) {
+        const options = { port: target.port, path: target.path, headers: target.headers as Record<string, string>, body: body(scenario.stream), connections: scenario.connections };
+        await load({ ...options, durationMs: WARMUP });
+        const cpuBefore = cpuMs(target.pid);
+        const result = await load({ ...options, durationMs: DURATION });
+        const cpu = cpuMs(target.pid) - cpuBefore;
+        let row = rows.find((r) => r.target === target.name && r.connections === scenario.connections && r.stream === scenario.stream);
+        if (!row) rows.push((row = { target: target.name, ...scenario, requests: 0, seconds: 0, errors: 0, latencies: [], cpuMs: 0, rss: 0 }));
+        row.requests += result.requests;
+        row.seconds += result.durationMs / 1000;
+        row.errors += result.errors;
+        row.latencies.push(...result.latenciesMs);
+        row.cpuMs += cpu;
+        row.rss = rssMb(target.pid);
+      }
+    }
+  }
+  for (const process of [upstream.child, passthrough.child, gateway.child]) process.kill('SIGTERM');
+  report(rows);
+}
+
+function report(rows: Row[]) {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  console.log(`\nmodelgate benchmark — ${new Date().toISOString()} — node ${process.version} — ${cpus().length} × ${cpu}`);
+  console.log(`${pin ? 'load generator on core 0, servers on core 1' : 'not pinned (taskset unavailable or one core)'}; ${ROUNDS} rounds × ${DURATION} ms per target, alternating\n`);
+  console.log('| mode | conns | target | req/s | p50 ms | p99 ms | added p50 ms | CPU µs/req | RSS MB | errors |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  const stats = new Map<string, { rps: number; p50: number; cpu: number }>();
+  for (const row of rows) {
+    const sorted = Float64Array.from(row.latencies).sort();
+    const rps = row.requests / row.seconds;
+    const p50 = percentile(sorted, 0.5);
+    stats.set(`${row.stream}/${row.connections}/${row.target}`, { rps, p50, cpu: (row.cpuMs * 1000) / row.requests });
+  }
+  for (const row of rows) {
+    const s = stats.get(`${row.stream}/${row.connections}/${row.target}`)!;
+    const direct = stats.get(`${row.stream}/${row.connections}/direct`)!;
+    const sorted = Float64Array.from(row.latencies).sort();
+    console.log(
+      `| ${row.stream ? 'stream' : 'json'} | ${row.connections} | ${row.target} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(3)} | ${percentile(sorted, 0.99).toFixed(3)} | ${row.target === 'direct' ? '—' : (s.p50 - direct.p50).toFixed(3)} | ${s.cpu.toFixed(0)} | ${row.rss.toFixed(0)} | ${row.errors} |`,
+    );
+  }
+  console.log('\n| mode | conns | gateway/pass-through req/s | gateway/direct req/s | gateway/pass-through CPU per req | gateway added p50 − pass-through added p50 (ms) |');
+  console.log('|---|---|---|---|---|---|');
+  for (const stream of [false, true]) {
+    for (const connections of [50, 1]) {
+      if (!stats.has(`${stream}/${connections}/gateway`)) continue;
+      const key = (target: string) => stats.get(`${stream}/${connections}/${target}`)!;
+      const g = key('gateway');
+      const p = key('passthrough');
+      const d = key('direct');
+      console.log(
+        `| ${stream ? 'stream' : 'json'} | ${connections} | ${(g.rps / p.rps).toFixed(2)} | ${(g.rps / d.rps).toFixed(2)} | ${(g.cpu / p.cpu).toFixed(2)} | ${(g.p50 - p.p50).toFixed(3)} |`,
+      );
+    }
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
