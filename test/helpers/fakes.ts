@@ -6,6 +6,8 @@ import { FakeProvider, fixture, fixtureJson, json, sse, type Responder } from '.
 export const PROVIDER_KEYS = {
   openai: 'sk-test-openai-0123456789',
   custom: 'sk-test-custom-0123456789',
+  cohere: 'co-test-cohere-0123456789',
+  mistral: 'mi-test-mistral-0123456789',
 } as const;
 
 /** OpenAI Chat Completions at /v1/chat/completions and /v1/models, Bearer auth. */
@@ -22,4 +24,69 @@ export function openAIResponder(key: string = PROVIDER_KEYS.openai): Responder {
 
 export function startFakeOpenAI(key?: string): Promise<FakeProvider> {
   return FakeProvider.start(openAIResponder(key));
+}
+
+/** Fields Cohere's V2ChatRequest declares (cohere-typescript); Cohere answers any other with 400. */
+const COHERE_FIELDS = new Set([
+  'model', 'messages', 'tools', 'strict_tools', 'documents', 'citation_options', 'response_format', 'safety_mode', 'max_tokens',
+  'stop_sequences', 'temperature', 'seed', 'frequency_penalty', 'presence_penalty', 'k', 'p', 'logprobs', 'tool_choice', 'thinking',
+  'priority', 'stream',
+]);
+
+/**
+ * Cohere v2 chat at POST /v2/chat and the model list at GET /v1/models, Bearer auth. A request that
+ * offers tools gets the tool-call fixture until a tool result comes back, then the text answer;
+ * streams are named events without a terminator, as in the fixtures.
+ */
+export function cohereResponder(key: string = PROVIDER_KEYS.cohere): Responder {
+  return (request, res) => {
+    if (request.headers.authorization !== `Bearer ${key}`) return json(401, fixtureJson('cohere/error-401.json'))(request, res);
+    if (request.method === 'GET' && request.url.startsWith('/v1/models')) {
+      return json(200, { models: [{ name: 'command-a-03-2025', endpoints: ['chat'], context_length: 256000 }] })(request, res);
+    }
+    if (request.method !== 'POST' || request.url !== '/v2/chat') return json(404, { message: `route ${request.url} not found` })(request, res);
+    const unknown = Object.keys(request.json ?? {}).find((field) => !COHERE_FIELDS.has(field));
+    if (unknown) return json(400, { message: `invalid request: unknown field: parameter ${unknown} is not a valid field` })(request, res);
+    const callsTool = Array.isArray(request.json.tools) && request.json.messages?.at(-1)?.role !== 'tool';
+    if (request.json.stream) return sse(fixture(callsTool ? 'cohere/stream-tool-call.sse' : 'cohere/stream.sse'))(request, res);
+    return json(200, fixtureJson(callsTool ? 'cohere/chat-tool-call.json' : 'cohere/chat.json'))(request, res);
+  };
+}
+
+export function startFakeCohere(key?: string): Promise<FakeProvider> {
+  return FakeProvider.start(cohereResponder(key));
+}
+
+/** Fields Mistral's chat-completions request declares (providers.md §4); others get a 422. */
+const MISTRAL_FIELDS = new Set([
+  'model', 'messages', 'temperature', 'top_p', 'max_tokens', 'stream', 'stop', 'random_seed', 'response_format', 'tools', 'tool_choice',
+  'presence_penalty', 'frequency_penalty', 'n', 'prediction', 'parallel_tool_calls', 'reasoning_effort', 'prompt_mode', 'guardrails',
+  'prompt_cache_key', 'safe_prompt', 'metadata',
+]);
+
+/**
+ * Mistral chat completions at POST /v1/chat/completions and GET /v1/models, Bearer auth. Unknown
+ * body fields (stream_options among them) get Mistral's 422 validation body. Tool calls as in
+ * cohereResponder; streams are data-only and end with `data: [DONE]`.
+ */
+export function mistralResponder(key: string = PROVIDER_KEYS.mistral): Responder {
+  return (request, res) => {
+    if (request.headers.authorization !== `Bearer ${key}`) return json(401, fixtureJson('mistral/error-401.json'))(request, res);
+    if (request.method === 'GET' && request.url === '/v1/models') {
+      return json(200, { object: 'list', data: [{ id: 'mistral-small-latest', object: 'model', created: 1769088720, owned_by: 'mistralai' }] })(request, res);
+    }
+    if (request.method !== 'POST' || request.url !== '/v1/chat/completions') return json(404, { detail: 'Not Found' })(request, res);
+    const unknown = Object.keys(request.json ?? {}).filter((field) => !MISTRAL_FIELDS.has(field));
+    if (unknown.length > 0) {
+      const detail = unknown.map((field) => ({ type: 'extra_forbidden', loc: ['body', field], msg: 'Extra inputs are not permitted', input: request.json[field] }));
+      return json(422, { detail })(request, res);
+    }
+    const callsTool = Array.isArray(request.json.tools) && request.json.messages?.at(-1)?.role !== 'tool';
+    if (request.json.stream) return sse(fixture(callsTool ? 'mistral/stream-tool-call.sse' : 'mistral/stream.sse'))(request, res);
+    return json(200, fixtureJson(callsTool ? 'mistral/chat-tool-call.json' : 'mistral/chat.json'))(request, res);
+  };
+}
+
+export function startFakeMistral(key?: string): Promise<FakeProvider> {
+  return FakeProvider.start(mistralResponder(key));
 }
