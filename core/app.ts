@@ -14,6 +14,7 @@ import { redisSettings, createRedis, type RedisSettings } from './redis.js';
 import { Forwarder } from './proxy.js';
 import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
+import { compileOverrides } from './overrides.js';
 import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
@@ -94,6 +95,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     events: new EventBus(),
     settings: values,
     keyStores: options.keyStores ?? [],
+    parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),
     redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
   };
   const plugins: Plugin[] = [];

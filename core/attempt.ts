@@ -102,9 +102,10 @@ export class UpstreamStream {
   /**
    * Commits: writes the headers and what was read, then the rest as it arrives. A failure from
    * here on ends the stream with OpenAI's error event; a client that leaves stops the upstream.
-   * Resolves when the stream is over; never throws.
+   * Resolves when the stream is over — with the provider's failure if it broke after the first
+   * byte; never throws.
    */
-  async pipe(idleTimeoutMs: number): Promise<void> {
+  async pipe(idleTimeoutMs: number): Promise<UpstreamError | undefined> {
     const target = this.ctx.outcome.target!;
     const { ctx } = this;
     const writer = new SseWriter(ctx.res);
@@ -142,9 +143,11 @@ export class UpstreamStream {
         ctx.outcome.interrupted = 'upstream_error';
         const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal);
         const failure = isUpstreamError(transport) ? transport : connectionError(this.provider, transport);
-        ctx.log.warn({ provider: this.provider, reason: failure.reason, err: failure.message }, 'stream failed after the first byte');
+        ctx.log.warn({ requestId: ctx.id, provider: this.provider, reason: failure.reason, err: failure.message }, 'stream failed after the first byte');
         writer.error(failure.toBody());
         writer.close();
+        this.response.destroy();
+        return failure;
       }
       this.response.destroy();
     } finally {

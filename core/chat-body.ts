@@ -5,7 +5,7 @@ import { readRequestBody } from './body.js';
 import { validateChatRequest } from './chat-request.js';
 import { GatewayError } from './errors.js';
 import type { Next, PluginModule } from './pipeline.js';
-import { estimatePromptTokens } from './tokens.js';
+import { estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
 import { defineSettings, type SettingsOf } from './settings.js';
 import type { RequestContext } from './context.js';
 
@@ -28,7 +28,7 @@ const settings = defineSettings({
 export const chatBody: PluginModule<typeof settings> = {
   name: 'chat-body',
   settings,
-  create(values) {
+  create(values, deps) {
     const s = values as SettingsOf<typeof settings>;
     const maxBytes = Math.floor(s.MODELGATE_MAX_BODY_SIZE * 1024 * 1024);
     const defaultOutputTokens = s.MODELGATE_DEFAULT_OUTPUT_TOKENS;
@@ -43,7 +43,7 @@ export const chatBody: PluginModule<typeof settings> = {
         throw new GatewayError('invalid_json', { message: `Request body is not valid JSON: ${(error as Error).message}` });
       }
       const body = validateChatRequest(parsed);
-      const overrides = (body.modelgate ?? {}) as Record<string, unknown>;
+      const overrides = deps.parseOverrides(body.modelgate, ctx.headers);
       delete body.modelgate;
       const stream = body.stream === true;
       const limit = body.max_completion_tokens ?? body.max_tokens ?? undefined;
@@ -58,6 +58,7 @@ export const chatBody: PluginModule<typeof settings> = {
         get promptTokens() {
           return (promptTokens ??= estimatePromptTokens(body));
         },
+        promptTokensUpperBound: promptTokensUpperBound(body, raw.length),
       };
       return next();
     }

@@ -6,6 +6,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types
 import type { CatalogModel } from './catalog.js';
 import type { GatewayError } from './errors.js';
 import type { Provider } from '../providers/types.js';
+import type { Overrides } from './overrides.js';
 
 /** The caller, as established by the auth plugin. */
 export interface Principal {
@@ -25,8 +26,8 @@ export interface Target {
 export interface ChatState {
   /** The validated body, without the gateway's own `modelgate` field. */
   body: ChatRequest;
-  /** The `modelgate` object of the body, if any (per-request overrides). */
-  overrides: Record<string, unknown>;
+  /** Per-request overrides by plugin (`routing`, `failover`, `retry`, …), from the body and headers. */
+  overrides: Overrides;
   stream: boolean;
   /** The client asked for the usage chunk (stream_options.include_usage). */
   includeUsage: boolean;
@@ -36,6 +37,8 @@ export interface ChatState {
   expectedOutputTokens: number;
   /** Estimated prompt tokens (core/tokens.ts), computed on first use. */
   readonly promptTokens: number;
+  /** A cheap bound that promptTokens never exceeds (body bytes, per-message overhead, images). */
+  readonly promptTokensUpperBound: number;
 }
 
 export interface Outcome {
@@ -98,9 +101,9 @@ export interface RequestContext {
   /** Set by a plugin that wants the streamed chunks kept on `outcome.chunks`. */
   collectChunks: boolean;
   /**
-   * Called by the failover step, in order, before every upstream attempt with the target about to
-   * be called (e.g. the cost guard reserves that target's estimate). May throw a GatewayError to
-   * refuse; the request then ends with it, and no upstream call is made.
+   * Called by the failover step, in order, before it starts calling a target (once per target, not
+   * per retry), with that target (e.g. the cost guard reserves its estimate). May throw a
+   * GatewayError to refuse; the request then ends with it, and no upstream call is made.
    */
   beforeAttempt: Array<(target: Target) => Promise<void> | void>;
   /** The status sent, and the error if the response was an error. */

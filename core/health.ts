@@ -1,6 +1,7 @@
 // What live traffic says about each provider: recent success rate, latency percentiles, last error,
-// circuit state, and a moving average of latency per provider+model (time to first token for
-// streams) that performance routing ranks by. Fed by the failover plugin after every attempt; read
+// circuit state, a Retry-After cooldown, and moving averages of latency per provider+model (time to
+// the usable answer: the whole completion, or a stream's first content — kept apart, since they
+// differ) that performance routing ranks by. Fed by the failover plugin after every attempt; read
 // by the router, GET /v1/providers/status and the metrics.
 
 export type CircuitState = 'closed' | 'open' | 'half_open' | 'disabled';
@@ -8,6 +9,7 @@ export type CircuitState = 'closed' | 'open' | 'half_open' | 'disabled';
 export interface Observation {
   provider: string;
   model: string;
+  stream: boolean;
   ok: boolean;
   /** Time to the usable answer: whole response, or first content of a stream. */
   latencyMs: number;
@@ -22,10 +24,17 @@ export interface ProviderStatus {
   requests: number;
   latencyMs: { p50: number; p95: number } | null;
   lastError: { message: string; status: number; reason: string; at: string } | null;
+  /** Until when the provider asked us to stay away (Retry-After), if that is still ahead. */
+  cooldownUntil: string | null;
+}
+
+interface Average {
+  value: number;
+  samples: number;
 }
 
 const WINDOW = 200;
-/** Weight of the newest observation in the moving average. */
+/** Weight of the newest observation in the moving average: recent traffic dominates within a few requests. */
 const ALPHA = 0.3;
 
 class Ring {
@@ -41,36 +50,57 @@ class Ring {
 
 export class HealthRegistry {
   private readonly rings = new Map<string, Ring>();
-  private readonly averages = new Map<string, { value: number; samples: number }>();
-  private readonly providerAverages = new Map<string, { value: number; samples: number }>();
-  private readonly lastErrors = new Map<string, ProviderStatus['lastError']>();
+  private readonly averages = new Map<string, Average>();
+  private readonly lastErrors = new Map<string, NonNullable<ProviderStatus['lastError']>>();
   private readonly circuits = new Map<string, CircuitState>();
+  /** When an open circuit lets its probe through (after the recovery timeout). */
+  private readonly probeAt = new Map<string, number>();
+  private readonly cooldowns = new Map<string, number>();
   private readonly listeners: Array<(provider: string, state: CircuitState) => void> = [];
 
   record(observation: Observation): void {
-    const { provider, model, ok, latencyMs } = observation;
+    const { provider, model, ok, latencyMs, stream } = observation;
     let ring = this.rings.get(provider);
     if (!ring) this.rings.set(provider, (ring = new Ring()));
     ring.push(ok, latencyMs);
     if (ok) {
-      average(this.averages, `${provider}/${model}`, latencyMs);
-      average(this.providerAverages, provider, latencyMs);
+      average(this.averages, modelKey(provider, model, stream), latencyMs);
+      average(this.averages, providerKey(provider, stream), latencyMs);
     } else if (observation.error) {
       this.lastErrors.set(provider, { ...observation.error, at: new Date().toISOString() });
     }
   }
 
-  /** Moving-average latency of a provider+model, if it has served anything. */
-  modelLatency(provider: string, model: string): number | undefined {
-    return this.averages.get(`${provider}/${model}`)?.value;
+  /** Moving-average latency of a provider+model in this mode, with how many samples it rests on. */
+  modelLatency(provider: string, model: string, stream: boolean): Average | undefined {
+    return this.averages.get(modelKey(provider, model, stream));
   }
 
-  /** Moving-average latency over all of a provider's models. */
-  providerLatency(provider: string): number | undefined {
-    return this.providerAverages.get(provider)?.value;
+  /** Moving-average latency over all of a provider's models in this mode. */
+  providerLatency(provider: string, stream: boolean): Average | undefined {
+    return this.averages.get(providerKey(provider, stream));
   }
 
-  setCircuit(provider: string, state: CircuitState): void {
+  /** The provider said "come back later" (Retry-After): skip it until then. */
+  coolDown(provider: string, ms: number, now = Date.now()): void {
+    const until = now + ms;
+    if (until > (this.cooldowns.get(provider) ?? 0)) this.cooldowns.set(provider, until);
+  }
+
+  /** ms the provider still wants us to wait, 0 when it may be called. */
+  cooldownRemaining(provider: string, now = Date.now()): number {
+    const until = this.cooldowns.get(provider);
+    if (until === undefined) return 0;
+    if (until <= now) {
+      this.cooldowns.delete(provider);
+      return 0;
+    }
+    return until - now;
+  }
+
+  /** `probeAt`: for an open circuit, when it will let one probe request through. */
+  setCircuit(provider: string, state: CircuitState, probeAt?: number): void {
+    if (state === 'open' && probeAt !== undefined) this.probeAt.set(provider, probeAt);
     if (this.circuits.get(provider) === state) return;
     this.circuits.set(provider, state);
     for (const listener of this.listeners) listener(provider, state);
@@ -78,6 +108,16 @@ export class HealthRegistry {
 
   circuit(provider: string): CircuitState {
     return this.circuits.get(provider) ?? 'closed';
+  }
+
+  /** Open and not yet due for its probe: no request should be sent. */
+  circuitOpen(provider: string, now = Date.now()): boolean {
+    return this.circuit(provider) === 'open' && now < (this.probeAt.get(provider) ?? Infinity);
+  }
+
+  /** ms until an open circuit lets a probe through (0 when it is not open). */
+  circuitRemaining(provider: string, now = Date.now()): number {
+    return this.circuitOpen(provider, now) ? this.probeAt.get(provider)! - now : 0;
   }
 
   onCircuitChange(listener: (provider: string, state: CircuitState) => void): void {
@@ -89,6 +129,7 @@ export class HealthRegistry {
     const total = ring?.ok.length ?? 0;
     const successes = ring ? ring.ok.filter(Boolean).length : 0;
     const sorted = ring ? [...ring.latency].sort((a, b) => a - b) : [];
+    const cooldown = this.cooldownRemaining(provider);
     return {
       provider,
       circuit: this.circuit(provider),
@@ -96,15 +137,19 @@ export class HealthRegistry {
       requests: total,
       latencyMs: sorted.length === 0 ? null : { p50: round(percentile(sorted, 0.5)), p95: round(percentile(sorted, 0.95)) },
       lastError: this.lastErrors.get(provider) ?? null,
+      cooldownUntil: cooldown > 0 ? new Date(Date.now() + cooldown).toISOString() : null,
     };
   }
 }
 
-function average(map: Map<string, { value: number; samples: number }>, key: string, sample: number): void {
+const modelKey = (provider: string, model: string, stream: boolean) => `${provider}/${model}/${stream ? 'stream' : 'json'}`;
+const providerKey = (provider: string, stream: boolean) => `${provider}//${stream ? 'stream' : 'json'}`;
+
+function average(map: Map<string, Average>, key: string, sample: number): void {
   const current = map.get(key);
   if (!current) map.set(key, { value: sample, samples: 1 });
   else {
-    current.value = current.value + ALPHA * (sample - current.value);
+    current.value += ALPHA * (sample - current.value);
     current.samples++;
   }
 }

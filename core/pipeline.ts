@@ -12,6 +12,7 @@ import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
 import type { Provider } from '../providers/types.js';
 import type { KeyStore } from '../plugins/auth.js';
+import type { OverrideParser, OverrideSpec } from './overrides.js';
 
 export type Next = () => Promise<void>;
 
@@ -46,12 +47,16 @@ export interface PluginDeps {
   redis(purpose: string): Redis;
   /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
   keyStores: KeyStore[];
+  /** Reads the per-request overrides every plugin declared (used by the chat-body step). */
+  parseOverrides: OverrideParser;
 }
 
 /** What a plugin module exports: its settings schema and a factory. */
 export interface PluginModule<S extends SettingsSchema = SettingsSchema, D = PluginDeps> {
   readonly name: string;
   readonly settings: S;
+  /** The per-request override objects this plugin accepts (body `modelgate.<name>` and headers). */
+  readonly overrides?: readonly OverrideSpec[];
   create(settings: Readonly<Record<string, unknown>>, deps: D): Plugin | Promise<Plugin>;
 }
 

@@ -43,6 +43,18 @@ export function estimatePromptTokens(request: ChatRequest): number {
   return tokens;
 }
 
+/**
+ * A bound estimatePromptTokens never exceeds, without tokenizing: a token covers at least one byte
+ * of the body, plus the per-message overhead and the flat image counts.
+ */
+export function promptTokensUpperBound(request: ChatRequest, bodyBytes: number): number {
+  let images = 0;
+  for (const message of request.messages) {
+    if (Array.isArray(message.content)) for (const part of message.content) if (part.type === 'image_url') images++;
+  }
+  return bodyBytes + REPLY_PRIMING + PER_MESSAGE * request.messages.length + IMAGE_DEFAULT * images;
+}
+
 /** Whether the request needs a model that can see images. */
 export function hasImages(request: ChatRequest): boolean {
   return request.messages.some((message) => Array.isArray(message.content) && message.content.some((part) => part.type === 'image_url'));

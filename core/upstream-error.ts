@@ -54,6 +54,14 @@ export class UpstreamError extends Error {
     this.param = init.param ?? null;
   }
 
+  /**
+   * The request itself was refused (a provider 4xx other than auth, billing, timeout or rate
+   * limit): no retry, no failover — another provider would refuse it too.
+   */
+  get causedByRequest(): boolean {
+    return !this.retryable && this.status >= 400 && this.status < 500;
+  }
+
   /** What the client sees when no other attempt is made. */
   toGatewayError(): GatewayError {
     const kind = this.status >= 500 ? 'bad_gateway' : 'bad_request';
@@ -78,11 +86,12 @@ export function isUpstreamError(value: unknown): value is UpstreamError {
 
 /**
  * The common policy for an upstream error status, shared by every adapter: a provider's 401/403
- * means the gateway's credentials are wrong (502 — the client's key is fine); 408, 409, 429, 529 and
- * 5xx are worth another try; any other 4xx was caused by the request and is passed back as is.
+ * means the gateway's credentials are wrong and 402 its account is out of credit (502 — the
+ * client's key is fine; another provider may answer); 408, 409, 429, 529 and 5xx are worth another
+ * try; any other 4xx was caused by the request and is passed back as is.
  */
 export function statusPolicy(upstreamStatus: number): { status: number; retryable: boolean } {
-  if (upstreamStatus === 401 || upstreamStatus === 403) return { status: 502, retryable: false };
+  if (upstreamStatus === 401 || upstreamStatus === 402 || upstreamStatus === 403) return { status: 502, retryable: false };
   if (upstreamStatus === 408 || upstreamStatus === 409 || upstreamStatus === 429 || upstreamStatus >= 500) {
     return { status: upstreamStatus === 429 ? 429 : upstreamStatus === 408 ? 504 : 503, retryable: true };
   }

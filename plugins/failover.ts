@@ -1,13 +1,21 @@
-// Failover: sends the request to the router's candidates and answers the client. Each attempt is
-// bounded by MODELGATE_TIMEOUT (for streams: until the first content, then per idle gap). Reads the
-// MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY, MODELGATE_FAILOVER_* and
-// MODELGATE_CIRCUIT_BREAKER_* settings.
+// Failover: sends the request down the router's chain and answers the client. Each target gets
+// cockatiel's retry → circuit breaker → timeout (plugins/failover/policies.ts); a failing target
+// hands over to the next, up to MODELGATE_FAILOVER_RETRIES more; a 4xx caused by the request stops
+// everything. Streams commit on their first content, so only failures before it can fail over.
+// Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
+// EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_* and MODELGATE_CIRCUIT_BREAKER_*.
+import { isBrokenCircuitError } from 'cockatiel';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { isUpstreamError } from '../core/upstream-error.js';
-import { openAttempt, recordUsage } from '../core/attempt.js';
+import { GatewayError, isGatewayError } from '../core/errors.js';
+import { isUpstreamError, type UpstreamError } from '../core/upstream-error.js';
+import { AbortedError, type Forwarder } from '../core/proxy.js';
+import { openAttempt, recordUsage, type Opened } from '../core/attempt.js';
 import { sendCompletion } from '../core/respond.js';
-import type { Forwarder } from '../core/proxy.js';
+import type { RequestContext, Target } from '../core/context.js';
+import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
+import type { OverrideSpec } from '../core/overrides.js';
+import { AttemptTimeout, Breakers, RetryPolicies, type RetryConfig } from './failover/policies.js';
 
 const settings = defineSettings({
   MODELGATE_TIMEOUT: {
@@ -16,60 +24,212 @@ const settings = defineSettings({
     minimum: 1,
     description: 'ms an attempt may take: the whole answer, or for a stream its first content and then each gap between events.',
   },
-  MODELGATE_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Retries of a failed attempt on the same target.' },
+  MODELGATE_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Retries of a failed attempt on the same target (see README "Failover" for which failures).' },
   MODELGATE_RETRY_DELAY: { type: 'integer', default: 1000, minimum: 0, description: 'ms before the first retry.' },
-  MODELGATE_FAILOVER_ENABLED: { type: 'boolean', default: true, description: 'Try the next candidate when one fails.' },
-  MODELGATE_FAILOVER_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Other candidates tried after the first fails.' },
+  MODELGATE_RETRY_DELAY_MULTIPLIER: { type: 'number', default: 2, minimum: 1, description: 'Each further retry waits this many times longer (with exponential backoff on).' },
+  MODELGATE_EXPONENTIAL_BACKOFF: { type: 'boolean', default: true, description: 'Grow the retry delay by the multiplier; off: every retry waits MODELGATE_RETRY_DELAY.' },
+  MODELGATE_FAILOVER_ENABLED: { type: 'boolean', default: true, description: 'Try the next candidate when one fails; off: only retries on the chosen target.' },
+  MODELGATE_FAILOVER_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Other candidates tried after the first one fails.' },
   MODELGATE_FAILOVER_DELAY: { type: 'integer', default: 1000, minimum: 0, description: 'ms before moving on to the next candidate.' },
   MODELGATE_CIRCUIT_BREAKER_ENABLED: { type: 'boolean', default: true, description: 'Keep a provider out after repeated failures.' },
-  MODELGATE_CIRCUIT_BREAKER_THRESHOLD: { type: 'integer', default: 5, minimum: 1, description: 'Consecutive failures that open a provider\'s circuit.' },
+  MODELGATE_CIRCUIT_BREAKER_THRESHOLD: { type: 'integer', default: 5, minimum: 1, description: "Consecutive failures that open a provider's circuit." },
   MODELGATE_CIRCUIT_BREAKER_TIMEOUT: { type: 'integer', default: 30000, minimum: 1, description: 'ms a circuit stays open before one probe request is let through.' },
 });
 
-class TimeoutReason extends Error {
-  override name = 'TimeoutError';
+const overrides: OverrideSpec[] = [
+  {
+    name: 'failover',
+    fields: {
+      enabled: { type: 'boolean', description: 'Fail over to other candidates.' },
+      fallback_providers: { type: 'array', items: { type: 'string' }, description: 'Providers to try after the chain.' },
+      fallback_models: { type: 'array', items: { type: 'string' }, description: 'Models to try after the chain.' },
+      retry_attempts: { type: 'integer', minimum: 0, description: 'Other candidates tried after the first fails.' },
+    },
+    headers: {
+      'x-modelgate-failover': 'enabled',
+      'x-modelgate-fallback-providers': 'fallback_providers',
+      'x-modelgate-fallback-models': 'fallback_models',
+      'x-modelgate-failover-retries': 'retry_attempts',
+    },
+  },
+  {
+    name: 'retry',
+    fields: {
+      retry_attempts: { type: 'integer', minimum: 0, description: 'Retries on the same target.' },
+      retry_delay: { type: 'integer', minimum: 0, description: 'ms before the first retry.' },
+      retry_delay_multiplier: { type: 'number', minimum: 1, description: 'Growth of the delay.' },
+      exponential_backoff: { type: 'boolean', description: 'Grow the delay or keep it constant.' },
+    },
+    headers: {
+      'x-modelgate-retry-attempts': 'retry_attempts',
+      'x-modelgate-retry-delay': 'retry_delay',
+      'x-modelgate-retry-delay-multiplier': 'retry_delay_multiplier',
+      'x-modelgate-exponential-backoff': 'exponential_backoff',
+    },
+  },
+];
+
+interface FailoverOverride {
+  enabled?: boolean;
+  retry_attempts?: number;
+}
+interface RetryOverride {
+  retry_attempts?: number;
+  retry_delay?: number;
+  retry_delay_multiplier?: number;
+  exponential_backoff?: boolean;
 }
 
-export const failover: PluginModule<typeof settings, { forwarder: Forwarder }> = {
+type Failure = UpstreamError | GatewayError;
+
+export const failover: PluginModule<typeof settings> = {
   name: 'failover',
   settings,
-  create(values, { forwarder }) {
+  overrides,
+  create(values, { forwarder, health, logger }) {
     const s = values as SettingsOf<typeof settings>;
+    const breakers = new Breakers(
+      { enabled: s.MODELGATE_CIRCUIT_BREAKER_ENABLED, threshold: s.MODELGATE_CIRCUIT_BREAKER_THRESHOLD, recoveryMs: s.MODELGATE_CIRCUIT_BREAKER_TIMEOUT },
+      health,
+    );
+    const retries = new RetryPolicies();
+    const timeouts = new AttemptTimeout(s.MODELGATE_TIMEOUT);
+
+    /** Retries, breaker and timeout around the calls to one target; resolves with a usable answer. */
+    function tryTarget(ctx: RequestContext, target: Target, config: RetryConfig, last: boolean): Promise<Opened> {
+      const provider = target.provider.name;
+      const breaker = breakers.for(provider);
+      return retries.get(config, last).execute(async ({ attempt, signal }) => {
+        // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
+        if (signal.aborted) throw new AbortedError('client disconnected');
+        ctx.outcome.attempts++;
+        if (attempt > 0) ctx.outcome.retries++;
+        const started = performance.now();
+        const call = (outer: AbortSignal) => timeouts.run(provider, (inner) => openAttempt(ctx, target, forwarder, inner), outer);
+        try {
+          const opened = breaker ? await breaker.execute(({ signal: outer }) => call(outer), signal) : await call(signal);
+          observe(health, ctx, target, performance.now() - started);
+          return opened;
+        } catch (error) {
+          if (isUpstreamError(error)) observe(health, ctx, target, performance.now() - started, error);
+          throw error;
+        }
+      }, ctx.signal);
+    }
+
+    async function deliver(ctx: RequestContext, target: Target, opened: Opened): Promise<void> {
+      if (opened.kind === 'completion') {
+        ctx.outcome.completion = opened.completion;
+        recordUsage(ctx, target, opened.completion.usage);
+        sendCompletion(ctx, opened.completion);
+        return;
+      }
+      const failure = await opened.stream.pipe(s.MODELGATE_TIMEOUT);
+      if (failure) observe(health, ctx, target, 0, failure);
+    }
+
     return {
       name: 'failover',
       step: {
         name: 'failover',
         scope: 'chat',
         async handle(ctx) {
-          const target = ctx.candidates![0]!;
-          ctx.outcome.target = target;
-          ctx.outcome.attempts = 1;
-          for (const hook of ctx.beforeAttempt) await hook(target);
-          // One controller and timer per attempt: AbortSignal.any/timeout cost ~30 µs each on Node 20.
-          const attempt = new AbortController();
-          const timer = setTimeout(() => attempt.abort(new TimeoutReason()), s.MODELGATE_TIMEOUT);
-          const onClientGone = () => attempt.abort(ctx.signal.reason);
-          ctx.signal.addEventListener('abort', onClientGone, { once: true });
-          const signal = attempt.signal;
-          try {
-            const opened = await openAttempt(ctx, target, forwarder, signal);
-            if (opened.kind === 'completion') {
-              ctx.outcome.completion = opened.completion;
-              recordUsage(ctx, target, opened.completion.usage);
-              sendCompletion(ctx, opened.completion);
-            } else {
-              await opened.stream.pipe(s.MODELGATE_TIMEOUT);
+          const chat = ctx.chat!;
+          const wanted = (chat.overrides.failover ?? {}) as FailoverOverride;
+          const retry = (chat.overrides.retry ?? {}) as RetryOverride;
+          const config: RetryConfig = {
+            attempts: retry.retry_attempts ?? s.MODELGATE_RETRIES,
+            delayMs: retry.retry_delay ?? s.MODELGATE_RETRY_DELAY,
+            multiplier: retry.retry_delay_multiplier ?? s.MODELGATE_RETRY_DELAY_MULTIPLIER,
+            exponential: retry.exponential_backoff ?? s.MODELGATE_EXPONENTIAL_BACKOFF,
+          };
+          const enabled = wanted.enabled ?? s.MODELGATE_FAILOVER_ENABLED;
+          const chain = ctx.candidates!.slice(0, enabled ? 1 + (wanted.retry_attempts ?? s.MODELGATE_FAILOVER_RETRIES) : 1);
+          const failures: Failure[] = [];
+
+          for (let i = 0; i < chain.length; i++) {
+            const target = chain[i]!;
+            const last = i === chain.length - 1;
+            const provider = target.provider.name;
+            // Something this request (or a concurrent one) learned may rule the target out now.
+            if (health.cooldownRemaining(provider) > 0 || health.circuitOpen(provider) || (!last && breakers.probing(provider))) continue;
+            if (failures.length > 0) {
+              ctx.outcome.fallbacks++;
+              if (s.MODELGATE_FAILOVER_DELAY > 0) await sleep(s.MODELGATE_FAILOVER_DELAY, ctx.signal);
             }
-          } catch (error) {
-            if (isUpstreamError(error)) throw error.toGatewayError();
             if (ctx.signal.aborted) return;
-            throw error;
-          } finally {
-            clearTimeout(timer);
-            ctx.signal.removeEventListener('abort', onClientGone);
+            ctx.outcome.target = target;
+            for (const hook of ctx.beforeAttempt) await hook(target);
+            try {
+              const opened = await tryTarget(ctx, target, config, last);
+              return await deliver(ctx, target, opened);
+            } catch (error) {
+              if (ctx.signal.aborted) return;
+              if (isUpstreamError(error)) {
+                if (error.retryAfterMs !== undefined) health.coolDown(provider, error.retryAfterMs);
+                if (error.causedByRequest) throw error.toGatewayError();
+                failures.push(error);
+              } else if (isGatewayError(error) && error.status === 400) {
+                failures.push(error); // the adapter cannot express this request; another may
+              } else if (!isBrokenCircuitError(error)) {
+                throw error;
+              }
+            }
           }
+          throw finalError(ctx, failures, health, logger);
         },
       },
     };
   },
 };
+
+function observe(health: HealthRegistry, ctx: RequestContext, target: Target, latencyMs: number, error?: UpstreamError): void {
+  health.record({
+    provider: target.provider.name,
+    model: target.model.id,
+    stream: ctx.chat!.stream,
+    ok: error === undefined,
+    latencyMs,
+    error: error && { message: error.message, status: error.upstreamStatus || error.status, reason: error.reason },
+  });
+}
+
+/**
+ * Every candidate failed or was unavailable: the one answer that says so best — the adapter's 400
+ * if no provider could express the request; the credential error if every provider refused the
+ * gateway's keys (502); 429 Rate limit exceeded if every failure was a provider rate limit; else
+ * 503 Provider unavailable. Retry-After carries the shortest known wait.
+ */
+function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegistry, logger: RequestContext['log']): GatewayError {
+  const upstream = failures.filter(isUpstreamError);
+  logger.warn(
+    { requestId: ctx.id, failures: failures.map((f) => ({ provider: isUpstreamError(f) ? f.provider : undefined, status: f.status, message: f.message })) },
+    'no candidate could answer',
+  );
+  if (upstream.length === 0 && failures.length > 0) return failures[0] as GatewayError;
+  // The gateway's credentials (or credit) were refused everywhere: that is the operator's to fix.
+  if (upstream.length > 0 && upstream.every((f) => f.status === 502 && f.reason === 'http_status')) return upstream[0]!.toGatewayError();
+  const waits = [
+    ...upstream.flatMap((f) => (f.retryAfterMs === undefined ? [] : [f.retryAfterMs])),
+    ...(ctx.candidates ?? []).map((t) => Math.max(health.cooldownRemaining(t.provider.name), health.circuitRemaining(t.provider.name))).filter((ms) => ms > 0),
+  ];
+  const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
+  // Only rate limits: the spec's 429 "Rate limit exceeded (service or provider)" tells clients to slow down.
+  if (upstream.length > 0 && upstream.every((f) => f.upstreamStatus === 429)) {
+    return new GatewayError('rate_limit_exceeded', { headers, type: 'requests', code: 'provider_rate_limited' });
+  }
+  const allTimeouts = upstream.length > 0 && upstream.every((f) => f.reason === 'timeout');
+  return new GatewayError('provider_unavailable', { headers, code: allTimeouts ? 'upstream_timeout' : 'provider_unavailable' });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,18 +1,27 @@
 // Router: decides where a chat request may go and in which order (ctx.candidates, the failover
-// chain). Refuses unknown models (404 Model not found) and models no configured provider serves
-// (404 Model unavailable). `auto` ranks the catalog by MODELGATE_ROUTING_STRATEGY; a named model
-// ranks the providers that serve it; `provider/model` pins one. Reads the MODELGATE_ROUTING_* settings.
+// chain). Refuses unknown models (404 Model not found), models no configured provider serves (404
+// Model unavailable), and requests nothing fits (see router/no-fit.ts). `auto` ranks the catalog,
+// a named model the providers serving it, `provider/model` pins; the client's fallback_models and
+// fallback_providers extend the chain. Reads the MODELGATE_ROUTING_* settings, MAX_COST_PER_REQUEST,
+// QUALITY_THRESHOLD, RESPONSE_TIME_LIMIT, COST_OPTIMIZATION and PROVIDER_WEIGHTS.
 import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { ConfigError } from '../core/config.js';
 import { GatewayError } from '../core/errors.js';
-import { bareModel, costOf, isPriced, type Catalog, type CatalogModel } from '../core/catalog.js';
-import type { RequestContext, Target } from '../core/context.js';
+import { bareModel, type CatalogModel } from '../core/catalog.js';
+import type { RequestContext } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
+import type { OverrideSpec } from '../core/overrides.js';
 import type { Provider } from '../providers/types.js';
+import { CandidateFilter, type Candidate } from './router/candidates.js';
+import { rank, type Strategy } from './router/rank.js';
+import { noCandidate } from './router/no-fit.js';
+
+const STRATEGIES = ['cost_optimized', 'quality_optimized', 'performance_optimized'] as const;
 
 const settings = defineSettings({
   MODELGATE_ROUTING_STRATEGY: {
     type: 'string',
-    enum: ['cost_optimized', 'quality_optimized', 'performance_optimized'],
+    enum: STRATEGIES,
     default: 'cost_optimized',
     description: 'How candidates are ranked: cheapest estimate, highest quality, or lowest observed latency.',
   },
@@ -29,72 +38,129 @@ const settings = defineSettings({
     default: 0.8,
     minimum: 0,
     maximum: 1,
-    description: 'Lowest catalog quality score (0..1) `auto` may choose.',
+    description: 'Lowest catalog quality score (0..1) `auto` and fallback providers may choose. A model the client names is not held to it.',
   },
   MODELGATE_RESPONSE_TIME_LIMIT: {
     type: 'integer',
     default: 5000,
     minimum: 1,
-    description: 'ms: quality_optimized prefers models whose observed latency is within this.',
+    description: 'ms: quality_optimized ranks models whose observed latency exceeds this after all others.',
   },
   MODELGATE_COST_OPTIMIZATION: {
     type: 'boolean',
     default: true,
-    description: 'Break ties between equally ranked candidates by estimated cost.',
+    description: 'Among equally good candidates of the quality and performance strategies, prefer the cheaper.',
+  },
+  MODELGATE_PROVIDER_WEIGHTS: {
+    type: 'array',
+    default: [],
+    items: { type: 'string', pattern: '^[a-z]+:\\d+(\\.\\d+)?$' },
+    description: 'Load split among equally good candidates, e.g. `openai:3,anthropic:1` (unlisted providers weigh 1).',
+  },
+  MODELGATE_ROUTING_EXPLORATION: {
+    type: 'number',
+    default: 0.05,
+    minimum: 0,
+    maximum: 1,
+    description: 'Share of performance_optimized requests sent to the least-measured other candidate, so latency rankings follow change.',
   },
 });
 
 export type RouterSettings = SettingsOf<typeof settings>;
 
-export interface RouterDeps {
-  catalog: Catalog;
-  providers: ReadonlyMap<string, Provider>;
+const overrides: OverrideSpec[] = [{
+  name: 'routing',
+  fields: {
+    strategy: { type: 'string', enum: STRATEGIES, description: 'Ranking strategy for this request.' },
+    max_cost_per_request: { type: 'number', minimum: 0, description: 'USD cap on the estimated cost.' },
+    quality_threshold: { type: 'number', minimum: 0, maximum: 1, description: 'Lowest quality auto may choose.' },
+    response_time_limit: { type: 'integer', minimum: 1, description: 'ms, for quality_optimized.' },
+  },
+  headers: {
+    'x-modelgate-strategy': 'strategy',
+    'x-modelgate-max-cost': 'max_cost_per_request',
+    'x-modelgate-quality-threshold': 'quality_threshold',
+    'x-modelgate-response-time-limit': 'response_time_limit',
+  },
+}];
+
+interface RoutingOverride {
+  strategy?: Strategy;
+  max_cost_per_request?: number;
+  quality_threshold?: number;
+  response_time_limit?: number;
 }
 
-/** Estimated USD of the request on `model`: counted prompt tokens plus the expected output. */
-export function estimateCost(ctx: RequestContext, model: CatalogModel): number | undefined {
-  const chat = ctx.chat!;
-  const output = Math.min(chat.expectedOutputTokens, model.max_output_tokens ?? Infinity);
-  return costOf(model, { prompt_tokens: chat.promptTokens, completion_tokens: output, total_tokens: chat.promptTokens + output });
+interface FallbackOverride {
+  fallback_models?: string[];
+  fallback_providers?: string[];
 }
 
-export const router: PluginModule<typeof settings, RouterDeps> = {
+export const router: PluginModule<typeof settings> = {
   name: 'router',
   settings,
-  create(values, { catalog, providers }) {
+  overrides,
+  create(values, { catalog, providers, health }) {
     const s = values as RouterSettings;
-    const target = (model: CatalogModel): Target | undefined => {
-      const provider = providers.get(model.provider);
-      return provider?.configured ? { provider, model } : undefined;
-    };
+    const weights = parseWeights(s.MODELGATE_PROVIDER_WEIGHTS, providers);
 
-    /** The catalog entries a model name means: an id or alias, or `provider/model` to pin. */
-    function resolve(name: string): CatalogModel[] {
+    function route(ctx: RequestContext): void {
+      const chat = ctx.chat!;
+      const routing = (chat.overrides.routing ?? {}) as RoutingOverride;
+      const fallback = (chat.overrides.failover ?? {}) as FallbackOverride;
+      const strategy = routing.strategy ?? s.MODELGATE_ROUTING_STRATEGY;
+      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: routing.max_cost_per_request ?? s.MODELGATE_MAX_COST_PER_REQUEST };
+      const filter = new CandidateFilter(ctx, providers, health, limits);
+      const order = (candidates: Candidate[]) =>
+        rank(candidates, {
+          strategy,
+          stream: chat.stream,
+          responseTimeLimit: routing.response_time_limit ?? s.MODELGATE_RESPONSE_TIME_LIMIT,
+          costTieBreak: s.MODELGATE_COST_OPTIMIZATION,
+          weights,
+          exploration: s.MODELGATE_ROUTING_EXPLORATION,
+          health,
+        });
+      const keep = (models: readonly CatalogModel[], chosen: boolean) =>
+        models.map((model) => filter.check(model, chosen)).filter((c): c is Candidate => c !== undefined);
+
+      const requested = chat.body.model;
+      const auto = requested === 'auto';
+      const primary = auto ? keep(catalog.models, false) : keep(resolve(requested, 'model'), true);
+      const chain = order(primary);
+      if (chain.length === 0) throw noCandidate(filter.exclusions, { named: !auto, health, maxCost: limits.maxCost });
+
+      fallback.fallback_models?.forEach((name, i) => chain.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), true))));
+      fallback.fallback_providers?.forEach((name, i) => {
+        if (!providers.has(name)) throw new GatewayError('bad_request', { param: `modelgate.failover.fallback_providers[${i}]`, message: `Unknown provider '${name}'.` });
+        const same = auto ? [] : keep(resolve(requested, 'model').filter((m) => m.provider === name), true);
+        // The requested model if this provider serves it, else this provider's best fit.
+        chain.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), false)).slice(0, 1)));
+      });
+
+      const seen = new Set<string>();
+      ctx.candidates = chain
+        .filter(({ target }) => {
+          const key = `${target.provider.name}/${target.model.id}`;
+          return !seen.has(key) && seen.add(key);
+        })
+        .map((candidate) => candidate.target);
+      ctx.strategy = strategy;
+    }
+
+    /** The catalog entries a name means: an id or alias, or `provider/model` to pin. */
+    function resolve(name: string, param: string): CatalogModel[] {
       const found = catalog.find(name);
       if (found.length > 0) return [...found];
       const slash = name.indexOf('/');
-      if (slash > 0 && providers.has(name.slice(0, slash))) {
-        const provider = name.slice(0, slash);
+      const provider = slash > 0 ? providers.get(name.slice(0, slash)) : undefined;
+      if (provider) {
         const model = name.slice(slash + 1);
-        const pinned = catalog.get(provider, model);
+        const pinned = catalog.get(provider.name, model);
         if (pinned) return [pinned];
-        if (providers.get(provider)!.acceptsUnlistedModels && model !== '') return [bareModel(provider, model)];
+        if (provider.acceptsUnlistedModels && model !== '') return [bareModel(provider.name, model)];
       }
-      throw new GatewayError('model_not_found', { param: 'model', message: 'Model not found' });
-    }
-
-    function auto(ctx: RequestContext): Target[] {
-      const ranked: Array<{ target: Target; cost: number }> = [];
-      for (const model of catalog.models) {
-        const t = target(model);
-        if (!t || !isPriced(model) || model.quality.score < s.MODELGATE_QUALITY_THRESHOLD) continue;
-        const cost = estimateCost(ctx, model)!;
-        if (cost > s.MODELGATE_MAX_COST_PER_REQUEST) continue;
-        ranked.push({ target: t, cost });
-      }
-      if (ranked.length === 0) throw new GatewayError('model_unavailable', { param: 'model', message: 'Model unavailable' });
-      ranked.sort((a, b) => a.cost - b.cost);
-      return ranked.map((entry) => entry.target);
+      throw new GatewayError('model_not_found', { param });
     }
 
     return {
@@ -103,18 +169,20 @@ export const router: PluginModule<typeof settings, RouterDeps> = {
         name: 'router',
         scope: 'chat',
         handle(ctx, next) {
-          const name = ctx.chat!.body.model;
-          ctx.strategy = s.MODELGATE_ROUTING_STRATEGY;
-          if (name === 'auto') {
-            ctx.candidates = auto(ctx);
-          } else {
-            const targets = resolve(name).map(target).filter((t): t is Target => t !== undefined);
-            if (targets.length === 0) throw new GatewayError('model_unavailable', { param: 'model', message: 'Model unavailable' });
-            ctx.candidates = targets;
-          }
+          route(ctx);
           return next();
         },
       },
     };
   },
 };
+
+function parseWeights(entries: readonly string[], providers: ReadonlyMap<string, Provider>): Map<string, number> {
+  const weights = new Map<string, number>();
+  for (const entry of entries) {
+    const [name, weight] = entry.split(':') as [string, string];
+    if (!providers.has(name)) throw new ConfigError([`MODELGATE_PROVIDER_WEIGHTS: unknown provider "${name}" (known: ${[...providers.keys()].join(', ')})`]);
+    weights.set(name, Number(weight));
+  }
+  return weights;
+}

@@ -14,7 +14,7 @@ let gateway: TestGateway;
 t.before(async () => {
   upstream = await startFakeCohere();
   // One attempt per request: the error tests see each upstream answer as the client's.
-  gateway = await startGateway({ COHERE_API_KEY: PROVIDER_KEYS.cohere, COHERE_BASE_URL: upstream.url, MODELGATE_RETRIES: '0' });
+  gateway = await startGateway({ COHERE_API_KEY: PROVIDER_KEYS.cohere, COHERE_BASE_URL: upstream.url, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
 });
 t.after(async () => {
   await gateway.close();
@@ -122,8 +122,6 @@ t.test('a streamed tool call assembles into one call the SDK can answer', async 
 });
 
 t.test("Cohere's errors reach the SDK with the documented status", async (t) => {
-  upstream.next(json(429, fixtureJson('cohere/error-429.json'), { 'retry-after': '1' }));
-  await t.rejects(gateway.client().chat.completions.create(question), { status: 429, message: /Trial key/ });
   upstream.next(json(498, { message: 'invalid api token' }));
   const auth = await call(gateway.url, '/chat/completions', { body: JSON.stringify(question) });
   t.equal(auth.status, 502, "a bad Cohere token is the gateway's fault, not the client's");
@@ -131,6 +129,12 @@ t.test("Cohere's errors reach the SDK with the documented status", async (t) => 
   t.match(auth.json.error.message, /check COHERE_API_KEY/);
   upstream.next(json(400, fixtureJson('cohere/error-400.json')));
   await t.rejects(gateway.client().chat.completions.create(question), { status: 400, message: /at least 1 token/ });
+  // A provider's Retry-After reaches the client (and keeps Cohere out that long: 20 ms here).
+  upstream.next(json(429, fixtureJson('cohere/error-429.json'), { 'retry-after-ms': '20' }));
+  const limited = await gateway.client().chat.completions.create(question).catch((error: { status: number; message: string; headers: Headers }) => error);
+  t.match(limited, { status: 429, message: /Rate limit exceeded/ });
+  t.equal((limited as { headers: Headers }).headers.get('retry-after'), '1');
+  await new Promise((resolve) => setTimeout(resolve, 30));
 });
 
 t.test('an error after the first content ends the stream with an error event the SDK throws', async (t) => {

@@ -15,7 +15,7 @@ let gateway: TestGateway;
 t.before(async () => {
   upstream = await startFakeMistral();
   // One attempt per request: the error tests see each upstream answer as the client's.
-  gateway = await startGateway({ MISTRAL_API_KEY: PROVIDER_KEYS.mistral, MISTRAL_BASE_URL: upstream.url, MODELGATE_RETRIES: '0' });
+  gateway = await startGateway({ MISTRAL_API_KEY: PROVIDER_KEYS.mistral, MISTRAL_BASE_URL: upstream.url, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
 });
 t.after(async () => {
   await gateway.close();
@@ -119,12 +119,17 @@ t.test('a streamed tool call reaches the SDK with an index and a type it can ass
 });
 
 t.test("Mistral's error bodies reach the SDK with the documented status", async (t) => {
-  upstream.next(json(429, fixtureJson('mistral/error-429.json'), { 'retry-after': '1' }));
-  await t.rejects(gateway.client().chat.completions.create(question), { status: 429, message: /Rate limit exceeded/ });
   upstream.next(json(422, fixtureJson('mistral/error-422.json')));
   await t.rejects(gateway.client().chat.completions.create(question), { status: 422, message: /messages: Field required/ });
+  // Capacity exceeded is an overload: retryable, and with no other candidate the gateway's 503.
   upstream.next(json(503, fixtureJson('mistral/error-400.json')));
-  await t.rejects(gateway.client().chat.completions.create(question), { status: 503, message: /capacity exceeded/ });
+  await t.rejects(gateway.client().chat.completions.create(question), { status: 503, message: 'Provider unavailable' });
+  // A provider's Retry-After reaches the client (and keeps Mistral out that long: 20 ms here).
+  upstream.next(json(429, fixtureJson('mistral/error-429.json'), { 'retry-after-ms': '20' }));
+  const limited = await gateway.client().chat.completions.create(question).catch((error: { status: number; message: string; headers: Headers }) => error);
+  t.match(limited, { status: 429, message: /Rate limit exceeded/ });
+  t.equal((limited as { headers: Headers }).headers.get('retry-after'), '1');
+  await new Promise((resolve) => setTimeout(resolve, 30));
 });
 
 t.test('a wrong Mistral key is a 502, not the client 401', async (t) => {

@@ -12,7 +12,8 @@ let gateway: TestGateway;
 
 t.before(async () => {
   upstream = await startFakeOpenAI();
-  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1` });
+  // One attempt, no breaker: these tests are about the protocol, test/e2e/failover.test.ts about retries.
+  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
 });
 t.after(async () => {
   await gateway.close();
@@ -93,7 +94,7 @@ t.test('an upstream error event after the first content reaches the SDK as an AP
 
 t.test('an upstream error event before any content is an HTTP error, not a broken stream', async (t) => {
   upstream.next(sse(fixture('openai/stream-error.sse').split('\n\n').slice(1).join('\n\n')));
-  await t.rejects(gateway.client().chat.completions.create({ ...request, stream: true }), { status: 502, message: /server had an error/ });
+  await t.rejects(gateway.client().chat.completions.create({ ...request, stream: true }), { status: 503, message: 'Provider unavailable' });
 });
 
 t.test('GET /v1/models lists auto and the catalog in OpenAI list format', async (t) => {

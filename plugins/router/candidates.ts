@@ -1,0 +1,103 @@
+// Which catalog models may serve this request, and why the others may not. Every exclusion keeps
+// its reason so that, when nothing fits, the error can say which constraint excluded what.
+import { isPriced, type CatalogModel } from '../../core/catalog.js';
+import { estimateCost } from '../../core/estimate.js';
+import type { RequestContext, Target } from '../../core/context.js';
+import type { HealthRegistry } from '../../core/health.js';
+import { hasImages } from '../../core/tokens.js';
+import type { Provider } from '../../providers/types.js';
+
+export type Reason =
+  | 'not_configured'
+  | 'circuit_open'
+  | 'cooling_down'
+  | 'context_length'
+  | 'tools'
+  | 'vision'
+  | 'json'
+  | 'json_schema'
+  | 'quality'
+  | 'max_cost'
+  | 'unpriced';
+
+export interface Candidate {
+  target: Target;
+  /** Estimated USD (prompt counted, output from max_tokens or the default); undefined if unpriced. */
+  cost: number | undefined;
+}
+
+export interface Exclusion {
+  model: CatalogModel;
+  reason: Reason;
+  detail: string;
+  /** The estimate, for max_cost exclusions. */
+  cost?: number;
+}
+
+export interface Limits {
+  qualityThreshold: number;
+  maxCost: number;
+}
+
+/** Checks models against the request; one per request, so request facts are computed once. */
+export class CandidateFilter {
+  readonly exclusions: Exclusion[] = [];
+  private readonly needs: { tools: boolean; vision: boolean; json: boolean; jsonSchema: boolean };
+  private readonly chat: NonNullable<RequestContext['chat']>;
+  private readonly now = Date.now();
+
+  constructor(
+    ctx: RequestContext,
+    private readonly providers: ReadonlyMap<string, Provider>,
+    private readonly health: HealthRegistry,
+    private readonly limits: Limits,
+  ) {
+    this.chat = ctx.chat!;
+    const body = this.chat.body;
+    const format = body.response_format?.type;
+    this.needs = {
+      tools: (body.tools?.length ?? 0) > 0,
+      vision: hasImages(body),
+      json: format === 'json_object',
+      jsonSchema: format === 'json_schema',
+    };
+  }
+
+  /**
+   * A candidate, or undefined with the exclusion recorded. `chosen` models (named by the client)
+   * skip the quality threshold and may be unpriced (the cost guard decides about those).
+   */
+  check(model: CatalogModel, chosen: boolean): Candidate | undefined {
+    const provider = this.providers.get(model.provider);
+    if (!provider?.configured) return this.exclude(model, 'not_configured', `${model.provider} has no credentials`);
+    if (this.health.circuitOpen(model.provider, this.now)) return this.exclude(model, 'circuit_open', `${model.provider} circuit is open`);
+    const cooling = this.health.cooldownRemaining(model.provider, this.now);
+    if (cooling > 0) return this.exclude(model, 'cooling_down', `${model.provider} asked to retry after ${Math.ceil(cooling / 1000)} s`);
+    if (this.needs.tools && !model.capabilities.tools) return this.exclude(model, 'tools', 'no tool calling');
+    if (this.needs.vision && !model.capabilities.vision) return this.exclude(model, 'vision', 'no image input');
+    if (this.needs.jsonSchema && !model.capabilities.json_schema) return this.exclude(model, 'json_schema', 'no structured output');
+    if (this.needs.json && !model.capabilities.json) return this.exclude(model, 'json', 'no JSON mode');
+    if (model.context_window !== null && !this.fits(model.context_window)) {
+      return this.exclude(model, 'context_length', `needs ~${this.chat.promptTokens + (this.chat.maxOutputTokens ?? 0)} tokens, window ${model.context_window}`);
+    }
+    if (!chosen && model.quality.score < this.limits.qualityThreshold) {
+      return this.exclude(model, 'quality', `quality ${model.quality.score} < ${this.limits.qualityThreshold}`);
+    }
+    if (!isPriced(model)) return chosen ? { target: { provider, model }, cost: undefined } : this.exclude(model, 'unpriced', 'no known price');
+    const cost = estimateCost(this.chat, model)!;
+    if (cost > this.limits.maxCost) return this.exclude(model, 'max_cost', `estimated $${cost.toPrecision(3)} > $${this.limits.maxCost}`, cost);
+    return { target: { provider, model }, cost };
+  }
+
+  private fits(window: number): boolean {
+    const output = this.chat.maxOutputTokens ?? 0;
+    // Tokens never outnumber bytes (plus per-message overhead), so most requests fit without counting.
+    if (this.chat.promptTokensUpperBound + output <= window) return true;
+    return this.chat.promptTokens + output <= window;
+  }
+
+  private exclude(model: CatalogModel, reason: Reason, detail: string, cost?: number): undefined {
+    this.exclusions.push({ model, reason, detail, cost });
+    return undefined;
+  }
+}
