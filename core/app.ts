@@ -25,13 +25,14 @@ import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
 import { anthropic } from '../providers/anthropic.js';
+import { google } from '../providers/google.js';
 import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
 /** The request path, in order. Each entry is one file; chat-body is core's own step. */
 export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover] as PluginModule[];
 
-export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, custom];
+export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, custom];
 
 export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, plannedSettings];
 
