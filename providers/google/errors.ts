@@ -57,7 +57,8 @@ function normalize(status: number, error: NativeError, reason: FailureReason, up
   if (rpcStatus === 'FAILED_PRECONDITION') {
     return new UpstreamError({ ...common, status: 502, retryable: false, message: `The google provider refused the gateway's account (${label}): ${message}`, type: 'server_error', code: 'provider_account_error' });
   }
-  return new UpstreamError({ ...common, ...statusPolicy(status), message, code: rpcStatus ?? null });
+  // Google's RPC status is the machine-readable part; its 429 is a rate limit, not a bad request.
+  return new UpstreamError({ ...common, ...statusPolicy(status), message, type: status === 429 ? 'rate_limit_error' : undefined, code: rpcStatus ?? null });
 }
 
 /** `google.rpc.RetryInfo.retryDelay`, a protobuf Duration in JSON ("34.4s"), in ms. */

@@ -331,7 +331,7 @@ t.test('every error fixture maps through the common status policy; a bad key is 
   const cases: Array<[string, number, Record<string, string>, Record<string, unknown>]> = [
     ['error-400-invalid-api-key.json', 400, {}, { status: 502, retryable: false, code: 'provider_auth_error', message: /credentials \(400 INVALID_ARGUMENT API_KEY_INVALID/ }],
     ['error-404.json', 404, {}, { status: 404, retryable: false, code: 'NOT_FOUND', message: /^models\/gemini-does-not-exist is not found/ }],
-    ['error-429.json', 429, {}, { status: 429, retryable: true, retryAfterMs: 34400, code: 'RESOURCE_EXHAUSTED' }],
+    ['error-429.json', 429, {}, { status: 429, retryable: true, retryAfterMs: 34400, code: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' }],
     ['error-429.json', 429, { 'retry-after': '5' }, { status: 429, retryable: true, retryAfterMs: 5000 }],
     ['error-500.json', 500, {}, { status: 503, retryable: true, code: 'INTERNAL' }],
     ['error-503.json', 503, {}, { status: 503, retryable: true, message: 'The model is overloaded. Please try again later.' }],
