@@ -6,9 +6,11 @@ import { join } from 'node:path';
 import { projectRoot } from '../core/paths.js';
 import { Simulator } from './simulator.js';
 import { openAIProtocol } from './protocols/openai.js';
+import { anthropicProtocol } from './protocols/anthropic.js';
+import { googleProtocol } from './protocols/google.js';
 import type { DemoProtocol } from './protocols/types.js';
 
-export const PROTOCOLS: readonly DemoProtocol[] = [openAIProtocol('openai'), openAIProtocol('custom')];
+export const PROTOCOLS: readonly DemoProtocol[] = [openAIProtocol('openai'), anthropicProtocol(), googleProtocol(), openAIProtocol('custom')];
 
 export interface Simulation {
   env: Record<string, string>;
