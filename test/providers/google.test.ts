@@ -121,6 +121,20 @@ t.test('tool results are named after the nearest earlier call with their id; non
       parts: [{ functionResponse: { name: 'clock', response: { output: '12:00' } } }, { functionResponse: { name: 'weather', response: { output: 'rainy, 9C' } } }],
     },
   ]);
+  const reused = translate({
+    messages: [
+      { role: 'user', content: 'Weather?' },
+      { role: 'assistant', tool_calls: [{ id: 'same', type: 'function', function: { name: 'weather', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'same', content: '{"sky":"grey"}' },
+      { role: 'assistant', tool_calls: [{ id: 'same', type: 'function', function: { name: 'clock', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'same', content: '{"time":"noon"}' },
+    ],
+  });
+  t.same(
+    reused.contents.filter((c: { role: string }, i: number) => i > 0 && c.role === 'user').map((c: { parts: Array<{ functionResponse: { name: string } }> }) => c.parts[0]!.functionResponse.name),
+    ['weather', 'clock'],
+    'a repeated id is matched to the nearest earlier call',
+  );
   t.match(refused({ messages: [{ role: 'tool', tool_call_id: 'nowhere', content: 'x' }] }), refusal('messages[0].tool_call_id'));
   t.match(refused({ messages: [{ role: 'function', name: 'f', content: 'x' }] }), refusal('messages[0].role'));
 });
