@@ -172,12 +172,20 @@ function toDeclaration(tool: FunctionTool): Record<string, unknown> {
   const declaration: Record<string, unknown> = { name: tool.function.name };
   if (tool.function.description) declaration.description = tool.function.description;
   const parameters = tool.function.parameters;
-  if (parameters && Object.keys(parameters).length > 0) {
+  if (parameters && !takesNoArguments(parameters)) {
     const converted = toGeminiSchema(parameters);
     if (converted) declaration.parameters = converted;
     else declaration.parametersJsonSchema = parameters;
   }
   return declaration;
+}
+
+/** `{}` or an object schema with no properties: Gemini wants no `parameters` at all then (an empty OBJECT is a 400). */
+function takesNoArguments(parameters: Record<string, unknown>): boolean {
+  if (Object.keys(parameters).length === 0) return true;
+  const properties = parameters.properties;
+  const none = typeof properties !== 'object' || properties === null || Object.keys(properties).length === 0;
+  return parameters.type === 'object' && none && !parameters.additionalProperties;
 }
 
 function functionCallingConfig(choice: ToolChoice | undefined): Record<string, unknown> | undefined {

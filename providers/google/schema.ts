@@ -1,7 +1,7 @@
 // JSON Schema → Gemini's `Schema` (an OpenAPI 3.0 subset with upper-case type names), used for
 // function parameters and, on models before Gemini 2.5, for response schemas. A schema the subset
-// cannot express (`$ref`, `oneOf`, open `additionalProperties`, mixed type unions, non-string enums)
-// converts to undefined, and the caller sends it as JSON Schema instead (`parametersJsonSchema`).
+// cannot express (`$ref`, `oneOf`, open `additionalProperties`, mixed type unions, non-string enums,
+// objects without properties) converts to undefined, and the caller sends JSON Schema instead.
 
 /** Keywords the subset has under the same name and meaning. */
 const KEPT = new Set([
@@ -54,6 +54,8 @@ export function toGeminiSchema(schema: unknown, ordered = false): Record<string,
       return undefined;
     }
   }
+  // Gemini answers an OBJECT without properties with 400 "should be non-empty for OBJECT type".
+  if (out.type === 'OBJECT' && Object.keys((out.properties as object | undefined) ?? {}).length === 0) return undefined;
   return out;
 }
 

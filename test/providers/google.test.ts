@@ -193,6 +193,10 @@ t.test('tool parameters go as the Schema subset when expressible, else verbatim 
   const withRef = { type: 'object', properties: { a: { $ref: '#/$defs/A' } }, $defs: { A: { type: 'string' } } };
   t.same(translate({ tools: [{ type: 'function', function: { name: 'g', parameters: withRef } }] }).tools[0].functionDeclarations[0], { name: 'g', parametersJsonSchema: withRef });
   t.same(translate({ tools: [{ type: 'function', function: { name: 'h' } }] }).tools[0].functionDeclarations[0], { name: 'h' }, 'no parameters, none sent');
+  const noArguments = { type: 'object', properties: {}, required: [] };
+  t.same(translate({ tools: [{ type: 'function', function: { name: 'i', parameters: noArguments } }] }).tools[0].functionDeclarations[0], { name: 'i' }, 'an empty OBJECT is a 400 on Gemini: omitted');
+  const freeForm = { type: 'object', properties: { options: { type: 'object' } } };
+  t.same(translate({ tools: [{ type: 'function', function: { name: 'j', parameters: freeForm } }] }).tools[0].functionDeclarations[0], { name: 'j', parametersJsonSchema: freeForm });
 });
 
 t.test('response_format: JSON mode sets the MIME type, a schema goes as responseJsonSchema (Schema subset before 2.5)', async (t) => {
