@@ -4,7 +4,7 @@ import t from 'tap';
 import { APIError, type OpenAI } from 'openai';
 import { startGateway, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeGemini, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixture, fixtureJson, json, sse, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, gatedSse, json, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 
 let upstream: FakeProvider;
@@ -105,15 +105,20 @@ t.test('a non-stream tool call has the same shape, and each request gets its own
 
 t.test('an error object after the first content reaches the SDK as an APIError', async (t) => {
   const first = fixture('gemini/stream.sse').split('\r\n\r\n')[0]!;
-  upstream.next(sse(`${first}\r\n\r\ndata: ${JSON.stringify(fixtureJson('gemini/error-503.json'))}\r\n\r\n`, { delayMs: 30 }));
+  const gate = gatedSse(`${first}\r\n\r\n`, `data: ${JSON.stringify(fixtureJson('gemini/error-503.json'))}\r\n\r\n`);
+  upstream.next(gate.responder);
   const stream = await gateway.client().chat.completions.create({ model: 'gemini-2.5-flash', messages: question, stream: true });
   const received: string[] = [];
   let failure: unknown;
   try {
-    for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+    for await (const chunk of stream) {
+      received.push(chunk.choices[0]?.delta.content ?? '');
+      if (chunk.choices[0]?.delta.content) gate.release(); // the error follows content the client already has
+    }
   } catch (error) {
     failure = error;
   }
+  gate.release(); // never leave the fake waiting, whatever happened
   t.ok(failure instanceof APIError, 'an APIError');
   t.match(failure, { message: /overloaded/ });
   t.equal(received.join(''), 'The capital of France');
