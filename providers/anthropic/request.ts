@@ -6,7 +6,7 @@ import type { CatalogModel } from '../../core/catalog.js';
 import { isHttpUrl, outputLimit, parseDataUrl, refuse, stopList, textOf, toolArguments } from '../openai-request.js';
 
 /** `max_tokens` when neither the client nor the catalog gives one (a bare model). */
-export const FALLBACK_MAX_TOKENS = 4096;
+const FALLBACK_MAX_TOKENS = 4096;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 /** JSON mode has no native switch on Anthropic; the instruction is the documented best effort. */
 export const JSON_MODE_INSTRUCTION = 'Respond only with a single valid JSON object, without any text before or after it.';
