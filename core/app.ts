@@ -25,6 +25,8 @@ import { auth, type KeyStore } from '../plugins/auth.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
+import { anthropic } from '../providers/anthropic.js';
+import { google } from '../providers/google.js';
 import { cohere } from '../providers/cohere/index.js';
 import { mistral } from '../providers/mistral/index.js';
 import { custom } from '../providers/custom.js';
@@ -33,7 +35,7 @@ import type { Provider, ProviderModule } from '../providers/types.js';
 /** The request path, in order. Each entry is one file; chat-body is core's own step. */
 export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover];
 
-export const PROVIDERS: readonly ProviderModule[] = [openai, cohere, mistral, custom];
+export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
 export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, plannedSettings];
 

@@ -6,11 +6,20 @@ import { join } from 'node:path';
 import { projectRoot } from '../core/paths.js';
 import { Simulator } from './simulator.js';
 import { openAIProtocol } from './protocols/openai.js';
+import { anthropicProtocol } from './protocols/anthropic.js';
+import { googleProtocol } from './protocols/google.js';
 import { cohereProtocol } from './protocols/cohere.js';
 import { mistralProtocol } from './protocols/mistral.js';
 import type { DemoProtocol } from './protocols/types.js';
 
-export const PROTOCOLS: readonly DemoProtocol[] = [openAIProtocol('openai'), cohereProtocol, mistralProtocol, openAIProtocol('custom')];
+export const PROTOCOLS: readonly DemoProtocol[] = [
+  openAIProtocol('openai'),
+  anthropicProtocol(),
+  googleProtocol(),
+  cohereProtocol,
+  mistralProtocol,
+  openAIProtocol('custom'),
+];
 
 export interface Simulation {
   env: Record<string, string>;

@@ -150,3 +150,19 @@ export function drop(): Responder {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/**
+ * An SSE answer in two parts: `first` at once, `rest` only after `release()` — so a test can let the
+ * rest (e.g. an error event) go only once its client has seen the first content, without timing.
+ */
+export function gatedSse(first: string, rest: string): { responder: Responder; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const responder: Responder = async (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    res.write(first);
+    await released;
+    if (!res.destroyed) res.end(rest);
+  };
+  return { responder, release };
+}

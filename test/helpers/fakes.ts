@@ -1,10 +1,12 @@
 // Fake providers that speak each native protocol as shared/protocol documents it: paths, auth
 // headers, bodies and SSE framing, replaying the golden fixtures. A request with the wrong
-// credentials gets the provider's own 401 fixture.
+// credentials gets the provider's own auth error fixture (Gemini's is a 400).
 import { FakeProvider, fixture, fixtureJson, json, sse, type Responder } from './fake-provider.js';
 
 export const PROVIDER_KEYS = {
   openai: 'sk-test-openai-0123456789',
+  anthropic: 'sk-ant-test-0123456789',
+  google: 'AIzaTestGoogle0123456789',
   custom: 'sk-test-custom-0123456789',
   cohere: 'co-test-cohere-0123456789',
   mistral: 'mi-test-mistral-0123456789',
@@ -89,4 +91,62 @@ export function mistralResponder(key: string = PROVIDER_KEYS.mistral): Responder
 
 export function startFakeMistral(key?: string): Promise<FakeProvider> {
   return FakeProvider.start(mistralResponder(key));
+}
+
+/**
+ * Anthropic Messages at /v1/messages and /v1/models: `x-api-key` (or, as SDK 1.x sends it,
+ * `Authorization: Bearer`) and an `anthropic-version` header. Offered tools are called once; a
+ * request that already carries the tool_result gets the text answer.
+ */
+export function anthropicResponder(key: string = PROVIDER_KEYS.anthropic): Responder {
+  return (request, res) => {
+    if (request.headers['x-api-key'] !== key && request.headers.authorization !== `Bearer ${key}`) return json(401, fixtureJson('anthropic/error-401.json'))(request, res);
+    if (!request.headers['anthropic-version']) {
+      return json(400, { type: 'error', error: { type: 'invalid_request_error', message: 'anthropic-version: header is required' } })(request, res);
+    }
+    if (request.method === 'GET' && request.url.startsWith('/v1/models')) {
+      const model = { type: 'model', id: 'claude-sonnet-4-5-20250929', display_name: 'Claude Sonnet 4.5', created_at: '2025-09-29T00:00:00Z' };
+      return json(200, { data: [model], has_more: false, first_id: model.id, last_id: model.id })(request, res);
+    }
+    if (request.method !== 'POST' || request.url !== '/v1/messages') return json(404, fixtureJson('anthropic/error-404.json'))(request, res);
+    const messages: Array<{ content?: unknown }> = request.json?.messages ?? [];
+    const last = messages.at(-1)?.content;
+    const answered = Array.isArray(last) && last.some((block: { type?: string }) => block.type === 'tool_result');
+    const callTool = Array.isArray(request.json?.tools) && !answered;
+    if (request.json?.stream) return sse(fixture(callTool ? 'anthropic/stream-tool-use.sse' : 'anthropic/stream.sse'))(request, res);
+    return json(200, fixtureJson(callTool ? 'anthropic/chat-tool-use.json' : 'anthropic/chat.json'))(request, res);
+  };
+}
+
+export function startFakeAnthropic(key?: string): Promise<FakeProvider> {
+  return FakeProvider.start(anthropicResponder(key));
+}
+
+/**
+ * Gemini at /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse (CRLF-framed
+ * SSE as recorded; without alt=sse, one JSON array), `x-goog-api-key`; a wrong key gets Gemini's
+ * 400 API_KEY_INVALID. Offered tools are called once; a request carrying the functionResponse gets
+ * the text answer.
+ */
+export function geminiResponder(key: string = PROVIDER_KEYS.google): Responder {
+  return (request, res) => {
+    if (request.headers['x-goog-api-key'] !== key) return json(400, fixtureJson('gemini/error-400-invalid-api-key.json'))(request, res);
+    if (request.method === 'GET' && /^\/v1beta\/models(\?|$)/.test(request.url)) {
+      return json(200, { models: [{ name: 'models/gemini-2.5-flash', displayName: 'Gemini 2.5 Flash', supportedGenerationMethods: ['generateContent'] }] })(request, res);
+    }
+    const route = /^\/v1beta\/models\/([^:/?]+):(generateContent|streamGenerateContent)(\?alt=sse)?$/.exec(request.url);
+    if (request.method !== 'POST' || !route) return json(404, fixtureJson('gemini/error-404.json'))(request, res);
+    const contents: Array<{ parts?: Array<{ functionResponse?: unknown }> }> = request.json?.contents ?? [];
+    const answered = contents.at(-1)?.parts?.some((part) => part.functionResponse) === true;
+    const callTool = Array.isArray(request.json?.tools) && !answered;
+    if (route[2] === 'generateContent') return json(200, fixtureJson(callTool ? 'gemini/chat-function-call.json' : 'gemini/chat.json'))(request, res);
+    const transcript = fixture(callTool ? 'gemini/stream-function-call.sse' : 'gemini/stream.sse');
+    if (route[3]) return sse(transcript)(request, res);
+    const events = transcript.split('\r\n\r\n').filter((event) => event.startsWith('data: ')).map((event) => JSON.parse(event.slice(6)));
+    return json(200, events)(request, res);
+  };
+}
+
+export function startFakeGemini(key?: string): Promise<FakeProvider> {
+  return FakeProvider.start(geminiResponder(key));
 }
