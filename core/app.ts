@@ -14,13 +14,14 @@ import { redisSettings, createRedis, type RedisSettings } from './redis.js';
 import { Forwarder } from './proxy.js';
 import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
+import { CacheStatsBoard } from './cache-stats.js';
 import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
-import { auth } from '../plugins/auth.js';
+import { auth, type KeyStore } from '../plugins/auth.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
@@ -57,6 +58,8 @@ export const VERSION = (JSON.parse(readFileSync(join(projectRoot, 'package.json'
 export interface AppOptions {
   /** Extra providers (the demo's simulators use the real adapters; tests may add fakes). */
   logDestination?: DestinationStream;
+  /** Key stores consulted after the bootstrap key (tests add a second tenant this way). */
+  keyStores?: KeyStore[];
 }
 
 export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
@@ -81,13 +84,17 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
 
   const forwarder = new Forwarder();
   let redis: Redis | undefined;
-  const deps: PluginDeps = {
+  const deps: PluginDeps & { keyStores?: KeyStore[] } = {
     catalog,
     providers,
     forwarder,
     logger,
     health: new HealthRegistry(),
     events: new EventBus(),
+    cacheStats: new CacheStatsBoard(),
+    // Read only while serving, when `server` (built below, after the plugins) exists.
+    inflight: () => server.inflightCount,
+    keyStores: options.keyStores,
     settings: values,
     redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
   };

@@ -2,7 +2,7 @@
 // pointed at it. Logs are captured (not printed) so tests can assert on them.
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import { createApp, type App } from '../../core/app.js';
+import { createApp, type App, type AppOptions } from '../../core/app.js';
 
 export const GATEWAY_KEY = 'uc_test_0123456789abcdef';
 
@@ -16,7 +16,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(env: Record<string, string | undefined> = {}): Promise<TestGateway> {
+export async function startGateway(env: Record<string, string | undefined> = {}, options: Omit<AppOptions, 'logDestination'> = {}): Promise<TestGateway> {
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -32,7 +32,7 @@ export async function startGateway(env: Record<string, string | undefined> = {})
       MODELGATE_LOG_LEVEL: 'info',
       ...env,
     },
-    { logDestination: destination },
+    { ...options, logDestination: destination },
   );
   const url = await app.listen();
   return {
