@@ -22,6 +22,7 @@ import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
 import { auth, type KeyStore } from '../plugins/auth.js';
+import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
@@ -29,7 +30,7 @@ import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
 /** The request path, in order. Each entry is one file; chat-body is core's own step. */
-export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover] as PluginModule[];
+export const PIPELINE: readonly PluginModule[] = [auth, chatBody, cache, router, failover] as PluginModule[];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
 

@@ -12,7 +12,9 @@ let gateway: TestGateway;
 
 t.before(async () => {
   upstream = await startFakeOpenAI();
-  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1` });
+  // These tests are about forwarding: every request must reach the upstream, so no response cache
+  // (the cache has its own tests in test/plugins/cache*.test.ts).
+  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_CACHE_ENABLED: 'false' });
 });
 t.after(async () => {
   await gateway.close();
