@@ -21,6 +21,7 @@ import { coreRoutes } from './routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import { metrics } from '../plugins/metrics.js';
 import { auth, type KeyStore } from '../plugins/auth.js';
 import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
@@ -29,8 +30,8 @@ import { openai } from '../providers/openai.js';
 import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
-/** The request path, in order. Each entry is one file; chat-body is core's own step. */
-export const PIPELINE: readonly PluginModule[] = [auth, chatBody, cache, router, failover] as PluginModule[];
+/** The request path, in order. Each entry is one file; chat-body is core's own step. Metrics only observes. */
+export const PIPELINE: readonly PluginModule[] = [metrics, auth, chatBody, cache, router, failover] as PluginModule[];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
 

@@ -6,8 +6,6 @@ import { defineSettings } from './settings.js';
 
 export const plannedSettings = defineSettings({
   // Monitoring
-  MODELGATE_METRICS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Serve Prometheus metrics at /metrics.' },
-  MODELGATE_METRICS_INTERVAL: { type: 'integer', default: 60000, minimum: 1000, description: 'ms between refreshes of computed gauges (budget used, cache size).' },
   MODELGATE_METRICS_RETENTION: {
     type: 'integer',
     default: 365,
