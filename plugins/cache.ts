@@ -102,6 +102,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       backend = memoryBackend({ maxBytes: s.MODELGATE_CACHE_MAX_SIZE * 1024 * 1024, ttlMs: s.MODELGATE_CACHE_TTL * 1000 });
     }
     deps.cacheStats.provide(backend);
+    void backend.refresh(); // a Redis cache may already hold entries: count them before the first scrape
 
     /** Who produced the answer, for the x-modelgate-provider/model headers and the metrics. */
     function targetOf(answer: CachedAnswer): Target | undefined {

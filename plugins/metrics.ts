@@ -70,7 +70,6 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
     };
     const timer = setInterval(refresh, s.MODELGATE_METRICS_INTERVAL);
     timer.unref();
-    refresh();
 
     const refusals = Object.fromEntries(
       REFUSAL_REASONS.map((reason) => {

@@ -5,7 +5,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { HealthRegistry, CircuitState } from '../../core/health.js';
 import type { CacheStats } from '../../core/cache-stats.js';
 
-export const PREFIX = 'modelgate_';
+const PREFIX = 'modelgate_';
 const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'open', 'half_open', 'disabled'];
 
 // Seconds. Whole requests span cache hits (sub-millisecond) to long generations.
