@@ -15,13 +15,16 @@ import { Forwarder } from './proxy.js';
 import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
+import { CacheStatsBoard } from './cache-stats.js';
 import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import { metrics } from '../plugins/metrics.js';
 import { auth, type KeyStore } from '../plugins/auth.js';
+import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
@@ -32,8 +35,8 @@ import { mistral } from '../providers/mistral/index.js';
 import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
-/** The request path, in order. Each entry is one file; chat-body is core's own step. */
-export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover];
+/** The request path, in order. Each entry is one file; chat-body is core's own step. Metrics only observes. */
+export const PIPELINE: readonly PluginModule[] = [metrics, auth, chatBody, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
@@ -62,7 +65,7 @@ export const VERSION = (JSON.parse(readFileSync(join(projectRoot, 'package.json'
 export interface AppOptions {
   /** Where logs go instead of stdout (tests capture them). */
   logDestination?: DestinationStream;
-  /** Key stores consulted after the bootstrap key. */
+  /** Key stores consulted after the bootstrap key (tests add a second tenant this way). */
   keyStores?: KeyStore[];
 }
 
@@ -95,6 +98,9 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger,
     health: new HealthRegistry(),
     events: new EventBus(),
+    cacheStats: new CacheStatsBoard(),
+    // Read only while serving, when `server` (built below, after the plugins) exists.
+    inflight: () => server.inflightCount,
     settings: values,
     keyStores: options.keyStores ?? [],
     parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),

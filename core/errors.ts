@@ -21,6 +21,7 @@ export const ERROR_KINDS = {
   method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed' },
   payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large', message: 'Request body too large' },
   rate_limit_exceeded: { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
+  provider_rate_limited: { status: 429, type: 'requests', code: 'provider_rate_limited', message: 'Rate limit exceeded' },
   cost_limit_exceeded: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'Cost limit exceeded' },
   internal: { status: 500, type: 'server_error', code: 'internal_error', message: 'Internal error' },
   bad_gateway: { status: 502, type: 'server_error', code: 'bad_gateway', message: 'The provider answered with something the gateway could not use' },

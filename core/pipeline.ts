@@ -10,6 +10,7 @@ import type { Catalog } from './catalog.js';
 import type { Forwarder } from './proxy.js';
 import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
+import type { CacheStatsBoard } from './cache-stats.js';
 import type { Provider } from '../providers/types.js';
 import type { KeyStore } from '../plugins/auth.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
@@ -41,6 +42,10 @@ export interface PluginDeps {
   /** Live provider health: failover writes it, the router, endpoints and metrics read it. */
   health: HealthRegistry;
   events: EventBus;
+  /** The response cache's size and evictions: the cache provides them, the metrics read them. */
+  cacheStats: CacheStatsBoard;
+  /** Requests being handled right now, the one asking included. */
+  inflight(): number;
   /** Every validated setting, for plugins that share a setting declared elsewhere. */
   settings: Readonly<Record<string, unknown>>;
   /** The shared Redis connection, created on first use. */

@@ -6,8 +6,6 @@ import { defineSettings } from './settings.js';
 
 export const plannedSettings = defineSettings({
   // Monitoring
-  MODELGATE_METRICS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Serve Prometheus metrics at /metrics.' },
-  MODELGATE_METRICS_INTERVAL: { type: 'integer', default: 60000, minimum: 1000, description: 'ms between refreshes of computed gauges (budget used, cache size).' },
   MODELGATE_METRICS_RETENTION: {
     type: 'integer',
     default: 365,
@@ -35,12 +33,6 @@ export const plannedSettings = defineSettings({
   MODELGATE_IP_WHITELISTING_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Only MODELGATE_ALLOWED_IPS may connect.' },
   MODELGATE_ALLOWED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges allowed when whitelisting is on.' },
   MODELGATE_BLOCKED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges always refused.' },
-  // Cache
-  MODELGATE_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Serve repeated identical requests from the response cache.' },
-  MODELGATE_CACHE_TYPE: { type: 'string', enum: ['memory', 'redis'], default: 'memory', description: 'Where cached responses live.' },
-  MODELGATE_CACHE_TTL: { type: 'integer', default: 3600, minimum: 1, description: 'Seconds a cached response lives.' },
-  MODELGATE_CACHE_MAX_SIZE: { type: 'integer', default: 1000, minimum: 1, description: 'MB of responses the memory cache holds.' },
-  MODELGATE_CACHE_COMPRESSION: { type: 'boolean', default: true, description: 'Compress cached responses.' },
   // Alert delivery and webhooks
   MODELGATE_WEBHOOKS_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Send outbound webhooks for events.' },
   MODELGATE_WEBHOOK_SECRET: { type: 'string', secret: true, description: 'HMAC-SHA256 secret signing outbound webhooks.' },

@@ -216,7 +216,7 @@ function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegi
   const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
   // Only rate limits: the spec's 429 "Rate limit exceeded (service or provider)" tells clients to slow down.
   if (upstream.length > 0 && upstream.every((f) => f.upstreamStatus === 429)) {
-    return new GatewayError('rate_limit_exceeded', { headers, type: 'requests', code: 'provider_rate_limited' });
+    return new GatewayError('provider_rate_limited', { headers });
   }
   const allTimeouts = upstream.length > 0 && upstream.every((f) => f.reason === 'timeout');
   return new GatewayError('provider_unavailable', { headers, code: allTimeouts ? 'upstream_timeout' : 'provider_unavailable' });

@@ -4,7 +4,7 @@
 import t from 'tap';
 import type OpenAI from 'openai';
 import { startSimulation, type Simulation } from '../../demo/simulation.js';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 
 let simulation: Simulation;
@@ -65,7 +65,7 @@ for (const [provider, model] of [
 
 t.test("the simulated failures arrive as each provider's errors, mapped to 429 or 503", async (t) => {
   const failing = await startSimulation({ failureRate: 1, speed: 0 });
-  const broken = await startGateway({ ...failing.env, MODELGATE_RETRIES: '0' });
+  const broken = await startGateway({ ...failing.env, ...PROTOCOL_ONLY });
   try {
     for (const model of ['cohere/command-a-03-2025', 'mistral/mistral-small-latest']) {
       const error = await broken.client().chat.completions.create({ model, messages: [{ role: 'user', content: 'Hello!' }] }).catch((e: unknown) => e);

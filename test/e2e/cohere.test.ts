@@ -2,7 +2,7 @@
 // that speaks v2 chat (Bearer auth, /v2/chat, named SSE events) and replays the golden fixtures.
 import t from 'tap';
 import type OpenAI from 'openai';
-import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeCohere, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError } from '../helpers/schema.js';
@@ -14,7 +14,7 @@ let gateway: TestGateway;
 t.before(async () => {
   upstream = await startFakeCohere();
   // One attempt per request: the error tests see each upstream answer as the client's.
-  gateway = await startGateway({ COHERE_API_KEY: PROVIDER_KEYS.cohere, COHERE_BASE_URL: upstream.url, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
+  gateway = await startGateway({ COHERE_API_KEY: PROVIDER_KEYS.cohere, COHERE_BASE_URL: upstream.url, ...PROTOCOL_ONLY });
 });
 t.after(async () => {
   await gateway.close();

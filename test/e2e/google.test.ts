@@ -2,7 +2,7 @@
 // generateContent / streamGenerateContent (CRLF-framed SSE) and replaying the golden fixtures.
 import t from 'tap';
 import { APIError, type OpenAI } from 'openai';
-import { startGateway, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeGemini, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, fixtureJson, gatedSse, json, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
@@ -12,7 +12,7 @@ let gateway: TestGateway;
 
 t.before(async () => {
   upstream = await startFakeGemini();
-  gateway = await startGateway({ GOOGLE_API_KEY: PROVIDER_KEYS.google, GOOGLE_PROJECT_ID: 'modelgate-test', GOOGLE_BASE_URL: upstream.url });
+  gateway = await startGateway({ ...PROTOCOL_ONLY, GOOGLE_API_KEY: PROVIDER_KEYS.google, GOOGLE_PROJECT_ID: 'modelgate-test', GOOGLE_BASE_URL: upstream.url });
 });
 t.after(async () => {
   await gateway.close();
@@ -128,14 +128,17 @@ t.test('provider errors before any content become HTTP errors: bad key → 502, 
   const client = gateway.client();
   upstream.next(json(400, fixtureJson('gemini/error-400-invalid-api-key.json')));
   await t.rejects(client.chat.completions.create({ model: 'gemini-2.5-flash', messages: question }), { status: 502, message: /credentials/ });
-  upstream.next(json(429, fixtureJson('gemini/error-429.json')));
-  await t.rejects(client.chat.completions.create({ model: 'gemini-2.5-flash', messages: question, stream: true }), { status: 429, message: /quota/ });
   upstream.next(json(503, fixtureJson('gemini/error-503.json')));
-  await t.rejects(client.chat.completions.create({ model: 'gemini-2.5-flash', messages: question }), { status: 503, message: /overloaded/ });
+  await t.rejects(client.chat.completions.create({ model: 'gemini-2.5-flash', messages: question }), { status: 503, message: 'Provider unavailable' });
+  // Last: RetryInfo's 34.4 s keeps Gemini out of this gateway's routing that long.
+  upstream.next(json(429, fixtureJson('gemini/error-429.json')));
+  const limited = await client.chat.completions.create({ model: 'gemini-2.5-flash', messages: question, stream: true }).catch((error: { status: number; message: string; headers: Headers }) => error);
+  t.match(limited, { status: 429, message: /Rate limit exceeded/ });
+  t.equal((limited as { headers: Headers }).headers.get('retry-after'), '35', 'the provider\'s RetryInfo reaches the client');
 });
 
 t.test('a gateway holding a wrong provider key gets the provider\'s auth error, and its client a 502', async (t) => {
-  const misconfigured = await startGateway({ GOOGLE_API_KEY: 'AIza-wrong', GOOGLE_BASE_URL: upstream.url });
+  const misconfigured = await startGateway({ ...PROTOCOL_ONLY, GOOGLE_API_KEY: 'AIza-wrong', GOOGLE_BASE_URL: upstream.url });
   try {
     await t.rejects(misconfigured.client().chat.completions.create({ model: 'gemini-2.5-flash', messages: question }), { status: 502, message: /rejected the gateway's credentials/ });
   } finally {

@@ -3,7 +3,7 @@
 // it does not know) and replays the golden fixtures.
 import t from 'tap';
 import type OpenAI from 'openai';
-import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeMistral, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError } from '../helpers/schema.js';
@@ -15,7 +15,7 @@ let gateway: TestGateway;
 t.before(async () => {
   upstream = await startFakeMistral();
   // One attempt per request: the error tests see each upstream answer as the client's.
-  gateway = await startGateway({ MISTRAL_API_KEY: PROVIDER_KEYS.mistral, MISTRAL_BASE_URL: upstream.url, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
+  gateway = await startGateway({ MISTRAL_API_KEY: PROVIDER_KEYS.mistral, MISTRAL_BASE_URL: upstream.url, ...PROTOCOL_ONLY });
 });
 t.after(async () => {
   await gateway.close();
@@ -133,7 +133,7 @@ t.test("Mistral's error bodies reach the SDK with the documented status", async 
 });
 
 t.test('a wrong Mistral key is a 502, not the client 401', async (t) => {
-  const misconfigured = await startGateway({ MISTRAL_API_KEY: 'wrong-key', MISTRAL_BASE_URL: upstream.url });
+  const misconfigured = await startGateway({ ...PROTOCOL_ONLY, MISTRAL_API_KEY: 'wrong-key', MISTRAL_BASE_URL: upstream.url });
   try {
     const response = await call(misconfigured.url, '/chat/completions', { body: JSON.stringify(question) });
     t.equal(response.status, 502);

@@ -2,7 +2,7 @@
 // the golden fixtures.
 import t from 'tap';
 import type OpenAI from 'openai';
-import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, sse, fixture, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError, checkModelList } from '../helpers/schema.js';
@@ -12,8 +12,13 @@ let gateway: TestGateway;
 
 t.before(async () => {
   upstream = await startFakeOpenAI();
-  // One attempt, no breaker: these tests are about the protocol, test/e2e/failover.test.ts about retries.
-  gateway = await startGateway({ OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_RETRIES: '0', MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false' });
+  // One attempt, no breaker, no cache: these tests are about forwarding — every request must reach the
+  // upstream (retries: test/e2e/failover.test.ts; the cache: test/plugins/cache*.test.ts).
+  gateway = await startGateway({
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    ...PROTOCOL_ONLY,
+  });
 });
 t.after(async () => {
   await gateway.close();

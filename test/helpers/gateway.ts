@@ -2,10 +2,19 @@
 // pointed at it. Logs are captured (not printed) so tests can assert on them.
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
-import { createApp, type App } from '../../core/app.js';
-import type { KeyStore } from '../../plugins/auth.js';
+import { createApp, type App, type AppOptions } from '../../core/app.js';
 
 export const GATEWAY_KEY = 'uc_test_0123456789abcdef';
+
+/**
+ * For tests of one provider's protocol: every request reaches the upstream exactly once — no
+ * retries, no circuit breaker, no response cache (those have their own tests).
+ */
+export const PROTOCOL_ONLY = {
+  MODELGATE_RETRIES: '0',
+  MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false',
+  MODELGATE_CACHE_ENABLED: 'false',
+} as const;
 
 export interface TestGateway {
   app: App;
@@ -17,7 +26,7 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
-export async function startGateway(env: Record<string, string | undefined> = {}, options: { keyStores?: KeyStore[] } = {}): Promise<TestGateway> {
+export async function startGateway(env: Record<string, string | undefined> = {}, options: Omit<AppOptions, 'logDestination'> = {}): Promise<TestGateway> {
   const logs: Array<Record<string, unknown>> = [];
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -33,7 +42,7 @@ export async function startGateway(env: Record<string, string | undefined> = {},
       MODELGATE_LOG_LEVEL: 'info',
       ...env,
     },
-    { logDestination: destination, keyStores: options.keyStores },
+    { ...options, logDestination: destination },
   );
   const url = await app.listen();
   return {

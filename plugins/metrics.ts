@@ -1,0 +1,166 @@
+// Metrics: Prometheus text at GET /metrics (outside /v1, no API key; a bearer token when
+// MODELGATE_METRICS_TOKEN is set, else 401). Observes every finished request, refused ones included,
+// and changes nothing on the request path. Reads MODELGATE_METRICS_ENABLED, _INTERVAL and _TOKEN.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { GatewayError } from '../core/errors.js';
+import { baseHeaders } from '../core/respond.js';
+import type { RequestContext } from '../core/context.js';
+import type { BudgetEvent, AlertEvent } from '../core/events.js';
+import type { PluginDeps, PluginModule } from '../core/pipeline.js';
+import { createFamilies } from './metrics/families.js';
+import { ALERT_ACTIONS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
+
+const settings = defineSettings({
+  MODELGATE_METRICS_ENABLED: {
+    type: 'boolean',
+    default: true,
+    variants: ['staging', 'prod'],
+    description: 'Serve Prometheus metrics at GET /metrics. Off: no route (404) and nothing is measured.',
+  },
+  MODELGATE_METRICS_INTERVAL: {
+    type: 'integer',
+    default: 60000,
+    minimum: 1000,
+    description:
+      "ms between refreshes of what is too costly to compute on every scrape: the Redis cache's entry count and size (one SCAN) and the memory cache's sweep of expired entries. Every other gauge is read at scrape time.",
+  },
+  MODELGATE_METRICS_TOKEN: {
+    type: 'string',
+    secret: true,
+    description: 'When set, GET /metrics requires `Authorization: Bearer <token>` (Prometheus: `authorization: {credentials: ...}` in the scrape config).',
+  },
+});
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'health' | 'events' | 'cacheStats' | 'inflight'>> = {
+  name: 'metrics',
+  settings,
+  create(values, deps) {
+    const s = values as SettingsOf<typeof settings>;
+    if (!s.MODELGATE_METRICS_ENABLED) return { name: 'metrics' };
+
+    const circuitProviders = new Set([...deps.providers.values()].filter((provider) => provider.configured).map((provider) => provider.name));
+    const f = createFamilies({
+      health: deps.health,
+      circuitProviders: () => circuitProviders,
+      cacheStats: () => deps.cacheStats.stats(),
+      inflight: () => deps.inflight(),
+    });
+
+    deps.health.onCircuitChange((provider, state) => {
+      circuitProviders.add(provider);
+      f.circuitTransitions.labels(provider, state).inc();
+    });
+    const onBudget = (event: BudgetEvent) => {
+      f.budgetRatio.labels(event.period).set(event.usedRatio);
+      f.budgetSpent.labels(event.period).set(event.spentUsd);
+    };
+    const onAlert = (event: AlertEvent) => f.alerts.labels(ALERT_ACTIONS.has(event.action) ? event.action : 'other').inc();
+    deps.events.on('budget', onBudget);
+    deps.events.on('alert', onAlert);
+
+    let refreshing = false;
+    const refresh = () => {
+      if (refreshing) return;
+      refreshing = true;
+      void deps.cacheStats.refresh().finally(() => (refreshing = false));
+    };
+    const timer = setInterval(refresh, s.MODELGATE_METRICS_INTERVAL);
+    timer.unref();
+
+    const refusals = Object.fromEntries(
+      REFUSAL_REASONS.map((reason) => {
+        const child = f.refusals.labels(reason);
+        child.inc(0); // exported as 0 from the start, so rate() and alerts see the series before the first refusal
+        return [reason, child];
+      }),
+    );
+    const perRequest = new Children(([route, provider, model, status, cache]) => ({
+      count: f.requests.labels(route!, provider!, model!, status!, cache!),
+      duration: f.duration.labels(route!, provider!, model!, status!, cache!),
+    }));
+    const perModel = new Children(([provider, model]) => ({
+      upstream: f.upstream.labels(provider!, model!),
+      overhead: f.overhead.labels(provider!),
+      ttft: f.ttft.labels(provider!, model!),
+      interToken: f.interToken.labels(provider!, model!),
+      cost: f.cost.labels(provider!, model!),
+      saved: f.saved.labels(provider!, model!),
+      retries: f.retries.labels(provider!, model!),
+      fallbacks: f.fallbacks.labels(provider!, model!),
+    }));
+    const tokens = new Children(([provider, model, cache]) => ({
+      prompt: f.tokens.labels(provider!, model!, 'prompt', cache!),
+      completion: f.tokens.labels(provider!, model!, 'completion', cache!),
+    }));
+
+    const token = s.MODELGATE_METRICS_TOKEN === undefined ? undefined : sha256(s.MODELGATE_METRICS_TOKEN);
+    const authorized = (ctx: RequestContext) => {
+      if (!token) return true;
+      const match = BEARER.exec(ctx.headers.authorization ?? '');
+      return match !== null && timingSafeEqual(sha256(match[1]!), token);
+    };
+
+    return {
+      name: 'metrics',
+      routes: [
+        {
+          method: 'GET',
+          path: '/metrics',
+          public: true,
+          async handle(ctx) {
+            if (!authorized(ctx)) {
+              throw new GatewayError('invalid_api_key', { headers: { 'www-authenticate': 'Bearer realm="modelgate-metrics", error="invalid_token"' } });
+            }
+            const text = await f.registry.metrics();
+            ctx.status = 200;
+            ctx.res.writeHead(200, { ...baseHeaders(ctx), 'content-type': f.registry.contentType, 'content-length': Buffer.byteLength(text) });
+            ctx.res.end(text);
+          },
+        },
+      ],
+
+      observe(ctx) {
+        const outcome = ctx.outcome;
+        const seconds = (performance.now() - ctx.startedAt) / 1000;
+        const provider = providerLabel(ctx);
+        const model = modelLabel(ctx, deps.catalog);
+        const cache = cacheLabel(ctx);
+        const request = perRequest.get(routeLabel(ctx), provider, model, String(ctx.status ?? 0), cache);
+        request.count.inc();
+        request.duration.observe(seconds);
+        if (outcome.cache === 'HIT') f.cacheHits.inc();
+        else if (outcome.cache === 'MISS') f.cacheMisses.inc();
+        else if (outcome.cache === 'BYPASS') f.cacheBypasses.inc();
+        const refusal = ctx.error && REFUSAL_BY_KIND[ctx.error.kind];
+        if (refusal) refusals[refusal]!.inc();
+        if (!outcome.target) return;
+
+        const series = perModel.get(provider, model);
+        if (outcome.usage) {
+          const counted = tokens.get(provider, model, cache);
+          counted.prompt.inc(outcome.usage.prompt_tokens);
+          counted.completion.inc(outcome.usage.completion_tokens);
+        }
+        if (outcome.cost) series.cost.inc(outcome.cost);
+        if (outcome.savedUsd) series.saved.inc(outcome.savedUsd);
+        if (outcome.attempts === 0) return; // a cache hit: no provider time to report
+        series.upstream.observe(outcome.upstreamMs / 1000);
+        series.overhead.observe(Math.max(0, seconds - outcome.upstreamMs / 1000));
+        if (outcome.ttftMs !== undefined) series.ttft.observe(outcome.ttftMs / 1000);
+        if (outcome.interTokenMs !== undefined) series.interToken.observe(outcome.interTokenMs / 1000);
+        if (outcome.retries) series.retries.inc(outcome.retries);
+        if (outcome.fallbacks) series.fallbacks.inc(outcome.fallbacks);
+      },
+
+      async close() {
+        clearInterval(timer);
+        deps.events.off('budget', onBudget);
+        deps.events.off('alert', onAlert);
+      },
+    };
+  },
+};

@@ -1,0 +1,116 @@
+// Every metric family the gateway exports, on a Registry of its own (never prom-client's global one,
+// so gateways sharing a process keep separate counts). Gauges that mirror state kept elsewhere —
+// in-flight requests, circuits, cache size — are read when Prometheus scrapes, not updated per request.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { HealthRegistry, CircuitState } from '../../core/health.js';
+import type { CacheStats } from '../../core/cache-stats.js';
+
+const PREFIX = 'modelgate_';
+const CIRCUIT_STATES: readonly CircuitState[] = ['closed', 'open', 'half_open', 'disabled'];
+
+// Seconds. Whole requests span cache hits (sub-millisecond) to long generations.
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const UPSTREAM_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120];
+const OVERHEAD_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
+const TTFT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30];
+const INTER_TOKEN_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1];
+
+export interface Sources {
+  health: HealthRegistry;
+  /** Providers whose circuit is reported (the configured ones, and any that changed state). */
+  circuitProviders(): Iterable<string>;
+  cacheStats(): CacheStats | undefined;
+  inflight(): number;
+}
+
+export type Families = ReturnType<typeof createFamilies>;
+
+export function createFamilies(sources: Sources) {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry, prefix: PREFIX });
+  const modelLabels = ['provider', 'model'] as const;
+  const requestLabels = ['route', 'provider', 'model', 'status', 'cache'] as const;
+
+  /** A counter mirroring a cumulative number kept by the cache (evictions, errors). */
+  const mirroredCounter = (name: string, help: string, read: (stats: CacheStats) => number) => {
+    let last = 0;
+    return new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const stats = sources.cacheStats();
+        if (!stats) return;
+        const now = read(stats);
+        if (now > last) this.inc(now - last);
+        last = now;
+      },
+    });
+  };
+
+  return {
+    registry,
+    requests: new Counter({ name: `${PREFIX}requests_total`, help: 'Requests answered, by route, provider, catalog model, HTTP status and cache result.', labelNames: requestLabels, registers }),
+    duration: new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Time from request to the end of the response.', labelNames: requestLabels, buckets: REQUEST_BUCKETS, registers }),
+    upstream: new Histogram({ name: `${PREFIX}upstream_duration_seconds`, help: 'Time spent waiting on providers per request, all attempts together (streams: until their end).', labelNames: modelLabels, buckets: UPSTREAM_BUCKETS, registers }),
+    overhead: new Histogram({ name: `${PREFIX}gateway_overhead_seconds`, help: "The gateway's own time per request that reached a provider: total minus upstream.", labelNames: ['provider'] as const, buckets: OVERHEAD_BUCKETS, registers }),
+    ttft: new Histogram({ name: `${PREFIX}time_to_first_token_seconds`, help: 'Streams answered by a provider: time from request to the first content sent.', labelNames: modelLabels, buckets: TTFT_BUCKETS, registers }),
+    interToken: new Histogram({ name: `${PREFIX}inter_token_latency_seconds`, help: 'Streams answered by a provider: mean time between content chunks, one sample per stream.', labelNames: modelLabels, buckets: INTER_TOKEN_BUCKETS, registers }),
+    tokens: new Counter({ name: `${PREFIX}tokens_total`, help: 'Tokens as reported by the provider (type prompt or completion); cache="hit" counts tokens served from the cache.', labelNames: ['provider', 'model', 'type', 'cache'] as const, registers }),
+    cost: new Counter({ name: `${PREFIX}cost_usd_total`, help: 'USD spent at catalog prices (cache hits cost 0).', labelNames: modelLabels, registers }),
+    saved: new Counter({ name: `${PREFIX}cache_saved_usd_total`, help: 'USD cache hits saved: what each served answer cost when it was generated.', labelNames: modelLabels, registers }),
+    cacheHits: new Counter({ name: `${PREFIX}cache_hits_total`, help: 'Chat requests answered from the cache.', registers }),
+    cacheMisses: new Counter({ name: `${PREFIX}cache_misses_total`, help: 'Chat requests the cache could not answer (their complete answers are stored).', registers }),
+    cacheBypasses: new Counter({ name: `${PREFIX}cache_bypasses_total`, help: 'Chat requests that skipped the cache (Cache-Control, x-modelgate-cache: bypass, modelgate.cache).', registers }),
+    cacheEvictions: mirroredCounter(`${PREFIX}cache_evictions_total`, 'Entries the memory cache dropped to stay within MODELGATE_CACHE_MAX_SIZE.', (stats) => stats.evictions),
+    cacheErrors: mirroredCounter(`${PREFIX}cache_errors_total`, 'Cache backend operations that failed (Redis away or slow): served as a miss, or not stored.', (stats) => stats.errors),
+    cacheEntries: new Gauge({
+      name: `${PREFIX}cache_entries`,
+      help: 'Answers in the cache (Redis: shared by all replicas, counted every MODELGATE_METRICS_INTERVAL).',
+      labelNames: ['backend'] as const,
+      registers,
+      collect() {
+        const stats = sources.cacheStats();
+        if (stats) this.labels(stats.backend).set(stats.entries);
+      },
+    }),
+    cacheSize: new Gauge({
+      name: `${PREFIX}cache_size_bytes`,
+      help: 'Bytes the cached answers take as stored (compressed when MODELGATE_CACHE_COMPRESSION is on).',
+      labelNames: ['backend'] as const,
+      registers,
+      collect() {
+        const stats = sources.cacheStats();
+        if (stats) this.labels(stats.backend).set(stats.bytes);
+      },
+    }),
+    retries: new Counter({ name: `${PREFIX}retries_total`, help: 'Repeated attempts on the same target, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
+    fallbacks: new Counter({ name: `${PREFIX}fallbacks_total`, help: 'Moves to another candidate, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
+    circuit: new Gauge({
+      name: `${PREFIX}circuit_state`,
+      help: "Each provider's circuit breaker: 1 for its current state, 0 for the others.",
+      labelNames: ['provider', 'state'] as const,
+      registers,
+      collect() {
+        for (const provider of sources.circuitProviders()) {
+          const current = sources.health.circuit(provider);
+          for (const state of CIRCUIT_STATES) this.labels(provider, state).set(state === current ? 1 : 0);
+        }
+      },
+    }),
+    circuitTransitions: new Counter({ name: `${PREFIX}circuit_transitions_total`, help: 'Circuit state changes, by provider and the state entered.', labelNames: ['provider', 'state'] as const, registers }),
+    refusals: new Counter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
+    budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, registers }),
+    budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, registers }),
+    alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
+    inflight: new Gauge({
+      name: `${PREFIX}inflight_requests`,
+      help: 'Requests being handled, the scrape itself included.',
+      registers,
+      collect() {
+        this.set(sources.inflight());
+      },
+    }),
+  };
+}
