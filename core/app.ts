@@ -19,6 +19,7 @@ import { CacheStatsBoard } from './cache-stats.js';
 import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
+import { providerRoutes } from './provider-routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
@@ -124,6 +125,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   const routes: Route[] = [
     chatRoute,
     ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing }),
+    ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
   ];
   const server = new GatewayServer({

@@ -17,6 +17,7 @@ export const ERROR_KINDS = {
   ip_forbidden: { status: 403, type: 'permission_error', code: 'ip_not_allowed', message: 'Access from this IP address is not allowed' },
   model_not_found: { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: 'Model not found' },
   model_unavailable: { status: 404, type: 'invalid_request_error', code: 'model_unavailable', message: 'Model unavailable' },
+  provider_not_found: { status: 404, type: 'invalid_request_error', code: 'provider_not_found', message: 'Provider not found' },
   route_not_found: { status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown endpoint' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed' },
   payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large', message: 'Request body too large' },

@@ -49,8 +49,8 @@ export interface Provider {
   streamTranslator(context: TranslateContext): StreamTranslator;
   /** Normalizes an error status and body into an UpstreamError. */
   error(status: number, headers: IncomingHttpHeaders, body: string): UpstreamError;
-  /** The cheapest real request that proves the credentials and the endpoint work. */
-  testRequest(cheapestModel: string | undefined): UpstreamRequest;
+  /** The cheapest real request that proves the credentials and the endpoint work (the model-list call). */
+  testRequest(): UpstreamRequest;
 }
 
 export interface ProviderModule<S extends SettingsSchema = SettingsSchema> {

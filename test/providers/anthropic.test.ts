@@ -378,7 +378,7 @@ t.test('a 429 for the monthly spend limit and a billing error are the gateway ac
 });
 
 t.test('the connection test lists one model with the same credentials', async (t) => {
-  const test = provider.testRequest(undefined);
+  const test = provider.testRequest();
   t.equal(test.method, 'GET');
   t.equal(test.url, 'https://api.anthropic.com/v1/models?limit=1');
   t.equal(test.headers['x-api-key'], 'sk-ant-test');

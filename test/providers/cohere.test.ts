@@ -247,7 +247,7 @@ t.test('every error fixture maps through the common status policy', async (t) =>
 });
 
 t.test('the connection test lists chat models, with the key', async (t) => {
-  const test = provider.testRequest(undefined);
+  const test = provider.testRequest();
   t.equal(test.method, 'GET');
   t.match(test.url, /^https:\/\/api\.cohere\.com\/v1\/models\?/);
   t.equal(test.headers.authorization, 'Bearer co-key');

@@ -91,7 +91,7 @@ t.test('a tool round trip becomes request-tools.json, streamed from :streamGener
 t.test('GOOGLE_PROJECT_ID is sent as x-goog-user-project', async (t) => {
   const withProject = google.create({ GOOGLE_API_KEY: 'k', GOOGLE_PROJECT_ID: 'my-project', GOOGLE_BASE_URL: 'https://generativelanguage.googleapis.com/' });
   t.equal(withProject.chatRequest({ model: 'x', messages: [{ role: 'user', content: 'Hi' }] }, context()).headers['x-goog-user-project'], 'my-project');
-  t.equal(withProject.testRequest(undefined).url, 'https://generativelanguage.googleapis.com/v1beta/models?pageSize=1');
+  t.equal(withProject.testRequest().url, 'https://generativelanguage.googleapis.com/v1beta/models?pageSize=1');
   t.equal(google.create({ GOOGLE_BASE_URL: 'https://x' }).configured, false, 'no key, not configured');
 });
 

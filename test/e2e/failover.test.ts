@@ -1,0 +1,273 @@
+// Failover end to end: one model served by two fake providers (openai first, being cheaper; custom
+// second), the real gateway, the real SDK. Each case scripts how the first provider fails and checks
+// the attempts, which fake was called, and the final answer.
+import t from 'tap';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, call, type TestGateway } from '../helpers/gateway.js';
+import { openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { FakeProvider, drop, fixture, fixtureJson, hang, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
+
+let primary: FakeProvider;
+let secondary: FakeProvider;
+const dir = mkdtempSync(join(tmpdir(), 'modelgate-failover-'));
+
+function catalogFile(name: string, customPrice: number): string {
+  const file = join(dir, name);
+  const entry = (provider: string, native: string, price: number) => ({ provider, id: 'duo', native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
+  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'gpt-4o-mini', 1e-7), entry('custom', 'llama', customPrice)] }));
+  return file;
+}
+const ordered = catalogFile('ordered.json', 2e-7);
+
+t.before(async () => {
+  primary = await FakeProvider.start(openAIResponder(PROVIDER_KEYS.openai));
+  secondary = await FakeProvider.start(openAIResponder(PROVIDER_KEYS.custom));
+});
+t.after(async () => {
+  await primary.close();
+  await secondary.close();
+});
+t.beforeEach(() => {
+  primary.reset();
+  secondary.reset();
+});
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${primary.url}/v1`,
+    CUSTOM_API_KEY: PROVIDER_KEYS.custom,
+    CUSTOM_BASE_URL: `${secondary.url}/v1`,
+    MODELGATE_MODEL_CATALOG: ordered,
+    MODELGATE_CACHE_ENABLED: 'false',
+    MODELGATE_RETRIES: '1',
+    MODELGATE_RETRY_DELAY: '10',
+    MODELGATE_FAILOVER_DELAY: '0',
+    MODELGATE_TIMEOUT: '500',
+    MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '100',
+    ...extra,
+  };
+}
+
+async function withGateway(extra: Record<string, string>, fn: (gateway: TestGateway) => Promise<void>): Promise<void> {
+  const gateway = await startGateway(env(extra));
+  try {
+    await fn(gateway);
+  } finally {
+    await gateway.close();
+  }
+}
+
+const ask = { model: 'duo', messages: [{ role: 'user' as const, content: 'What is the capital of France?' }] };
+const body = JSON.stringify(ask);
+
+const failing = (status: number, file: string, headers: Record<string, string> = {}): Responder => json(status, fixtureJson(file), headers);
+
+t.test('the failover matrix: how the first provider fails decides retries, and the second answers', async (t) => {
+  const cases: Array<{ name: string; script: Responder[]; primaryCalls: number; attempts: number; extra?: Record<string, string> }> = [
+    { name: '500: retried once, then the next provider', script: [failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json')], primaryCalls: 2, attempts: 3 },
+    { name: '529 overloaded: retried, then the next provider', script: [failing(529, 'anthropic/error-529.json'), failing(529, 'anthropic/error-529.json')], primaryCalls: 2, attempts: 3 },
+    { name: '503: retried, then the next provider', script: [failing(503, 'openai/error-503.json'), failing(503, 'openai/error-503.json')], primaryCalls: 2, attempts: 3 },
+    { name: '429 with Retry-After: not retried there, straight to the next', script: [failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '5' })], primaryCalls: 1, attempts: 2 },
+    { name: 'a hang past MODELGATE_TIMEOUT: not retried there, straight to the next', script: [hang()], primaryCalls: 1, attempts: 2 },
+    { name: 'a garbage 200 body: retried, then the next', script: [json(200, '<html>oops</html>'), json(200, { no: 'choices' })], primaryCalls: 2, attempts: 3 },
+    { name: 'a dropped connection: retried, then the next', script: [drop(), drop()], primaryCalls: 2, attempts: 3 },
+  ];
+  for (const c of cases) {
+    primary.reset();
+    secondary.reset();
+    primary.next(...c.script);
+    await withGateway(c.extra ?? {}, async (gateway) => {
+      const { data, response } = await gateway.client().chat.completions.create(ask).withResponse();
+      t.equal(data.choices[0]!.message.content, 'The capital of France is Paris.', `${c.name}: answered`);
+      t.equal(response.headers.get('x-modelgate-provider'), 'custom', `${c.name}: by the second provider`);
+      t.equal(response.headers.get('x-modelgate-attempts'), String(c.attempts), `${c.name}: attempts`);
+      t.equal(primary.requests.length, c.primaryCalls, `${c.name}: calls to the first provider`);
+      t.equal(secondary.requests.length, 1, `${c.name}: one call to the second`);
+    });
+  }
+});
+
+t.test('connection refused: the next provider answers', async (t) => {
+  const closed = await FakeProvider.start(hang());
+  const port = closed.port;
+  await closed.close();
+  await withGateway({ OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` }, async (gateway) => {
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    t.equal(response.headers.get('x-modelgate-attempts'), '3', 'the refused provider was retried once');
+  });
+});
+
+t.test("a provider's Retry-After keeps it out of later requests until then", async (t) => {
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '30' }));
+  await withGateway({}, async (gateway) => {
+    await gateway.client().chat.completions.create(ask);
+    await gateway.client().chat.completions.create(ask);
+    t.equal(primary.requests.length, 1, 'the second request did not try the cooling provider');
+    t.equal(secondary.requests.length, 2);
+    const status = await call(gateway.url, '/providers/status');
+    const openai = status.json.data.find((p: { provider: string }) => p.provider === 'openai');
+    t.ok(openai.cooldown_until, 'the status shows until when');
+    t.equal(openai.state, 'degraded');
+  });
+});
+
+t.test('a 400 caused by the request is neither retried nor failed over', async (t) => {
+  primary.next(failing(400, 'anthropic/error-400.json'));
+  await withGateway({}, async (gateway) => {
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 400, message: /prompt is too long/ });
+    t.equal(primary.requests.length, 1);
+    t.equal(secondary.requests.length, 0);
+  });
+});
+
+t.test('a provider refusing the gateway\'s key fails over (it is not the request\'s fault)', async (t) => {
+  primary.next(failing(401, 'openai/error-401.json'));
+  await withGateway({}, async (gateway) => {
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    t.equal(primary.requests.length, 1, 'a credential error is not retried on the same provider');
+  });
+});
+
+t.test('with failover disabled, only retries on the chosen target', async (t) => {
+  primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway({}, async (gateway) => {
+    const refused = await gateway.client().chat.completions.create(ask, { headers: { 'x-modelgate-failover': 'false' } }).catch((e: { status: number; message: string }) => e);
+    t.match(refused, { status: 503, message: 'Provider unavailable' });
+    t.equal(primary.requests.length, 2);
+    t.equal(secondary.requests.length, 0);
+  });
+  primary.reset();
+  primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway({ MODELGATE_FAILOVER_ENABLED: 'false' }, async (gateway) => {
+    await t.rejects(gateway.client().chat.completions.create({ ...ask, modelgate: { retry: { retry_attempts: 2, retry_delay: 5 } } } as never), { status: 503, message: 'Provider unavailable' });
+    t.equal(primary.requests.length, 3, 'the per-request retry config was used');
+    t.equal(secondary.requests.length, 0);
+  });
+});
+
+t.test('all candidates failed: 503 Provider unavailable, with the known Retry-After', async (t) => {
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '7' }));
+  secondary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway({}, async (gateway) => {
+    const response = await call(gateway.url, '/chat/completions', { body });
+    t.equal(response.status, 503);
+    t.same(response.json.error, { message: 'Provider unavailable', type: 'service_unavailable_error', param: null, code: 'provider_unavailable' });
+    t.equal(response.headers.get('retry-after'), '7');
+  });
+});
+
+t.test('a stream that fails before its first content fails over; the client sees one whole stream', async (t) => {
+  primary.next(sse(fixture('openai/stream-error.sse').split('\n\n').slice(1).join('\n\n')), failing(500, 'openai/error-500.json'));
+  await withGateway({}, async (gateway) => {
+    const { data: stream, response } = await gateway.client().chat.completions.create({ ...ask, stream: true }).withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    t.equal(text, 'The capital of France is Paris.');
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+  });
+});
+
+t.test('a stream that fails after its first content ends with an error event; no other provider is tried', async (t) => {
+  primary.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  await withGateway({}, async (gateway) => {
+    const stream = await gateway.client().chat.completions.create({ ...ask, stream: true });
+    const received: string[] = [];
+    await t.rejects(
+      (async () => {
+        for await (const chunk of stream) received.push(chunk.choices[0]?.delta.content ?? '');
+      })(),
+      { message: /server had an error/ },
+    );
+    t.same(received, ['The']);
+    t.equal(secondary.requests.length, 0);
+    const status = await call(gateway.url, '/providers/status');
+    t.match(status.json.data.find((p: { provider: string }) => p.provider === 'openai').last_error, { reason: 'stream_error' });
+  });
+});
+
+t.test('a client that disconnects cancels the attempt and every pending retry or failover', async (t) => {
+  primary.next(hang());
+  await withGateway({ MODELGATE_TIMEOUT: '10000' }, async (gateway) => {
+    const controller = new AbortController();
+    const pending = gateway.client().chat.completions.create(ask, { signal: controller.signal });
+    for (let i = 0; i < 100 && primary.requests.length === 0; i++) await sleep(10);
+    controller.abort();
+    await t.rejects(pending);
+    for (let i = 0; i < 100 && primary.aborted === 0; i++) await sleep(20);
+    t.equal(primary.aborted, 1, 'the upstream request was closed');
+    await sleep(200);
+    t.equal(primary.requests.length, 1, 'no retry');
+    t.equal(secondary.requests.length, 0, 'no failover');
+  });
+});
+
+t.test('the breaker: opens after the threshold, keeps the provider out, lets one probe through after the recovery timeout, closes', async (t) => {
+  await withGateway({ MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '2', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '400', MODELGATE_RETRIES: '0' }, async (gateway) => {
+    const circuit = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+    await gateway.client().chat.completions.create(ask);
+    t.equal((await circuit()).circuit, 'closed', 'one failure is below the threshold');
+    await gateway.client().chat.completions.create(ask);
+    t.match(await circuit(), { circuit: 'open', state: 'down' }, 'two consecutive failures open it');
+
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    t.equal(primary.requests.length, 2, 'an open circuit keeps the provider out');
+
+    await sleep(450);
+    const probe = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(probe.response.headers.get('x-modelgate-provider'), 'openai', 'after the recovery timeout one probe goes through');
+    t.equal((await circuit()).circuit, 'closed', 'and its success closes the circuit');
+  });
+});
+
+t.test('every circuit open: 503 at once, without calling anyone', async (t) => {
+  await withGateway({ CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_RETRIES: '0' }, async (gateway) => {
+    primary.next(failing(500, 'openai/error-500.json'));
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
+    const refused = await call(gateway.url, '/chat/completions', { body });
+    t.equal(refused.status, 503);
+    t.equal(refused.json.error.code, 'circuit_open');
+    t.match(refused.headers.get('retry-after'), /^\d+$/);
+    t.equal(primary.requests.length, 1, 'the second request reached no provider');
+  });
+});
+
+t.test('performance_optimized follows the provider that is really fastest, and follows change', async (t) => {
+  const equal = catalogFile('equal.json', 1e-7);
+  let slow: 'primary' | 'secondary' = 'primary';
+  const paced = (side: 'primary' | 'secondary', key: string): Responder => {
+    const base = openAIResponder(key);
+    return async (request, res) => {
+      await sleep(slow === side ? 150 : 5);
+      return base(request, res);
+    };
+  };
+  primary.fallback = paced('primary', PROVIDER_KEYS.openai);
+  secondary.fallback = paced('secondary', PROVIDER_KEYS.custom);
+  t.teardown(() => {
+    primary.fallback = openAIResponder(PROVIDER_KEYS.openai);
+    secondary.fallback = openAIResponder(PROVIDER_KEYS.custom);
+  });
+  await withGateway({ MODELGATE_MODEL_CATALOG: equal, MODELGATE_ROUTING_STRATEGY: 'performance_optimized', MODELGATE_ROUTING_EXPLORATION: '0.1' }, async (gateway) => {
+    const servedBy = async (n: number) => {
+      const who: string[] = [];
+      for (let i = 0; i < n; i++) who.push((await gateway.client().chat.completions.create(ask).withResponse()).response.headers.get('x-modelgate-provider')!);
+      return who;
+    };
+    const learning = await servedBy(40);
+    const fast = learning.slice(-20).filter((p) => p === 'custom').length;
+    t.ok(fast >= 14, `custom (fast) served ${fast} of the last 20 (exploration keeps some on the slow one)`);
+    slow = 'secondary';
+    const after = await servedBy(60);
+    const shifted = after.slice(-20).filter((p) => p === 'openai').length;
+    t.ok(shifted >= 14, `after the swap openai (now fast) served ${shifted} of the last 20`);
+  });
+});
+
+t.end();
