@@ -20,15 +20,20 @@ import { coreRoutes } from './routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import { ipFilter } from '../plugins/ip-filter.js';
 import { auth } from '../plugins/auth.js';
+import { rateLimit } from '../plugins/rate-limit.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
 import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
-/** The request path, in order. Each entry is one file; chat-body is core's own step. */
-export const PIPELINE: readonly PluginModule[] = [auth, chatBody, router, failover] as PluginModule[];
+/**
+ * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
+ * limit because tokens per minute need its token estimate.
+ */
+export const PIPELINE: readonly PluginModule[] = [ipFilter, auth, chatBody, rateLimit, router, failover] as PluginModule[];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
 

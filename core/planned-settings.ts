@@ -27,14 +27,6 @@ export const plannedSettings = defineSettings({
   },
   MODELGATE_WEEKLY_COST_LIMIT: { type: 'number', default: 500, minimum: 0, description: 'USD per ISO week (UTC).' },
   MODELGATE_MONTHLY_COST_LIMIT: { type: 'number', default: 2000, minimum: 0, description: 'USD per UTC calendar month.' },
-  // Security
-  MODELGATE_RATE_LIMITING_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Enforce rate limits per API key.' },
-  MODELGATE_RATE_LIMIT_RPM: { type: 'integer', default: 100, minimum: 1, description: 'Requests per minute per key.' },
-  MODELGATE_RATE_LIMIT_RPH: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per hour per key.' },
-  MODELGATE_RATE_LIMIT_BURST: { type: 'integer', default: 200, minimum: 1, description: 'Requests a key may make at once after being idle.' },
-  MODELGATE_IP_WHITELISTING_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Only MODELGATE_ALLOWED_IPS may connect.' },
-  MODELGATE_ALLOWED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges allowed when whitelisting is on.' },
-  MODELGATE_BLOCKED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges always refused.' },
   // Cache
   MODELGATE_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Serve repeated identical requests from the response cache.' },
   MODELGATE_CACHE_TYPE: { type: 'string', enum: ['memory', 'redis'], default: 'memory', description: 'Where cached responses live.' },
