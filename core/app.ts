@@ -23,6 +23,7 @@ import { chatBody } from './chat-body.js';
 import { ipFilter } from '../plugins/ip-filter.js';
 import { auth } from '../plugins/auth.js';
 import { rateLimit } from '../plugins/rate-limit.js';
+import { costGuard } from '../plugins/cost-guard.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { openai } from '../providers/openai.js';
@@ -33,7 +34,7 @@ import type { Provider, ProviderModule } from '../providers/types.js';
  * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
  * limit because tokens per minute need its token estimate.
  */
-export const PIPELINE: readonly PluginModule[] = [ipFilter, auth, chatBody, rateLimit, router, failover] as PluginModule[];
+export const PIPELINE: readonly PluginModule[] = [ipFilter, auth, chatBody, rateLimit, costGuard, router, failover] as PluginModule[];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, custom];
 

@@ -15,18 +15,6 @@ export const plannedSettings = defineSettings({
     description:
       'Days usage and cost rollups are kept. The spec gives 30 and 365; 365 wins because rollups are small and a year of history serves budget reviews, while Prometheus keeps its own raw series.',
   },
-  MODELGATE_ALERTS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Evaluate alert rules as spend moves.' },
-  // Cost control
-  MODELGATE_DAILY_COST_LIMIT: {
-    type: 'number',
-    default: 100,
-    minimum: 0,
-    variants: ['dev', 'staging', 'prod'],
-    envDefaults: { dev: '10', staging: '50', prod: '1000' },
-    description: 'USD per UTC day.',
-  },
-  MODELGATE_WEEKLY_COST_LIMIT: { type: 'number', default: 500, minimum: 0, description: 'USD per ISO week (UTC).' },
-  MODELGATE_MONTHLY_COST_LIMIT: { type: 'number', default: 2000, minimum: 0, description: 'USD per UTC calendar month.' },
   // Cache
   MODELGATE_CACHE_ENABLED: { type: 'boolean', default: true, description: 'Serve repeated identical requests from the response cache.' },
   MODELGATE_CACHE_TYPE: { type: 'string', enum: ['memory', 'redis'], default: 'memory', description: 'Where cached responses live.' },
