@@ -223,4 +223,12 @@ t.test('GET /v1/usage reports each budget, counts and cost per model, and filter
   t.equal(bad.json.error.param, 'from');
 });
 
+t.test('a malformed alert rule fails startup naming the variable', async (t) => {
+  const error = await startGateway({ MODELGATE_ALERT_RULES: '0.5:email,0.9:sms' }).then(
+    async (gateway) => gateway.close(),
+    (thrown: unknown) => thrown,
+  );
+  t.match((error as Error | undefined)?.message, /MODELGATE_ALERT_RULES: must be threshold:action pairs/);
+});
+
 t.end();
