@@ -3,6 +3,7 @@
 // at most MODELGATE_RATE_LIMIT_RPH in any hour, MODELGATE_RATE_LIMIT_TPM tokens per minute — and
 // puts OpenAI's x-ratelimit-* headers on every response. MODELGATE_STORE=redis shares the counters
 // between replicas; MODELGATE_RATE_LIMIT_REDIS_FAILURE says what happens when Redis fails.
+import { randomUUID } from 'node:crypto';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { waitUntilReady } from '../core/redis.js';
@@ -74,7 +75,8 @@ export const rateLimit: PluginModule<typeof settings> = {
         async handle(ctx, next) {
           const key = ctx.principal!.keyId;
           const taken = estimate(ctx);
-          const decision = await store.consume(key, taken, ctx.id);
+          // A fresh id: the request id may come from the client, and the hour log needs unique entries.
+          const decision = await store.consume(key, taken, randomUUID());
           Object.assign(ctx.responseHeaders, rateLimitHeaders(limits, decision));
           if (!decision.admitted) {
             const never = decision.retryAfterMs === Infinity;

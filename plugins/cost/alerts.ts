@@ -29,6 +29,9 @@ export function parseRules(entries: readonly string[]): AlertRule[] {
 }
 
 export class Alerts {
+  /** Rules known to have fired this period, so the store is asked once per rule, not per request. */
+  private readonly fired = new Set<string>();
+
   constructor(
     private readonly rules: readonly AlertRule[],
     private readonly store: BudgetStore,
@@ -42,7 +45,11 @@ export class Alerts {
       const ratio = spent[name] / limits[name];
       for (const rule of this.rules) {
         if (rule.threshold > ratio) break;
-        if (await this.store.fireOnce(periods[name], rule.id)) await this.fire(rule, periods[name], spent[name], limits[name]);
+        const id = `${name}:${periods[name].key}:${rule.id}`;
+        if (this.fired.has(id)) continue;
+        const first = await this.store.fireOnce(periods[name], rule.id);
+        this.fired.add(id);
+        if (first) await this.fire(rule, periods[name], spent[name], limits[name]);
       }
     }
   }

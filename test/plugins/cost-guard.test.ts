@@ -186,6 +186,15 @@ t.test('alert rules fire once per period; pause refuses until an admin resumes',
   t.equal((await usage(gateway)).paused, null);
 });
 
+t.test('with MODELGATE_ALERTS_ENABLED=false no rule fires and nothing pauses', async (t) => {
+  const gateway = await gatewayWith(t, { MODELGATE_ALERTS_ENABLED: 'false', MODELGATE_ALERT_RULES: '0.01:pause', MODELGATE_DAILY_COST_LIMIT: '0.001' });
+  const alerts: AlertEvent[] = [];
+  gateway.app.deps.events.on('alert', (event) => alerts.push(event));
+  for (let i = 0; i < 3; i++) t.equal((await send(gateway, chatRequest(64))).status, 200);
+  t.equal(alerts.length, 0);
+  t.equal((await usage(gateway)).paused, null);
+});
+
 t.test('a model without a price is refused unless allowed, then billed at the configured default', async (t) => {
   const refusing = await gatewayWith(t, {});
   const refused = await send(refusing, { ...chatRequest(64), model: 'mystery-1' });
