@@ -1,9 +1,7 @@
-// Cost guard: before each upstream attempt, refuses (429 insufficient_quota) a request whose
-// estimated cost passes MODELGATE_MAX_COST_PER_REQUEST, a model with no known price (unless
-// MODELGATE_ALLOW_UNPRICED_MODELS), spending while paused, and any request whose estimate does not
-// fit the MODELGATE_DAILY/WEEKLY/MONTHLY_COST_LIMIT budgets — else reserves it atomically. After
-// the response it bills what was used, releases the rest, records usage and evaluates
-// MODELGATE_ALERT_RULES. Budgets live in MODELGATE_DATA_DIR (SQLite) or Redis (MODELGATE_STORE).
+// Cost guard: before each upstream attempt, refuses (429 insufficient_quota) what passes
+// MODELGATE_MAX_COST_PER_REQUEST or the DAILY/WEEKLY/MONTHLY_COST_LIMIT budgets, spending while paused,
+// and unpriced models (403, unless MODELGATE_ALLOW_UNPRICED_MODELS); else reserves the estimate. After
+// the response it bills the usage, releases the rest and evaluates MODELGATE_ALERT_RULES.
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { defineSettings, type SettingsOf } from '../core/settings.js';

@@ -1,8 +1,7 @@
-// Rate limit: refuses (429 Rate limit exceeded, with Retry-After) a key's request beyond its
-// limits — sustained MODELGATE_RATE_LIMIT_RPM with bursts of up to MODELGATE_RATE_LIMIT_BURST,
-// at most MODELGATE_RATE_LIMIT_RPH in any hour, MODELGATE_RATE_LIMIT_TPM tokens per minute — and
-// puts OpenAI's x-ratelimit-* headers on every response. MODELGATE_STORE=redis shares the counters
-// between replicas; MODELGATE_RATE_LIMIT_REDIS_FAILURE says what happens when Redis fails.
+// Rate limit: refuses (429 Rate limit exceeded, Retry-After) a key's request past MODELGATE_RATE_LIMIT_RPM
+// with bursts of MODELGATE_RATE_LIMIT_BURST, MODELGATE_RATE_LIMIT_RPH in any hour or
+// MODELGATE_RATE_LIMIT_TPM tokens a minute; adds x-ratelimit-* headers to every keyed response. In
+// Redis with MODELGATE_STORE=redis; MODELGATE_RATE_LIMIT_REDIS_FAILURE says what a Redis failure does.
 import { randomUUID } from 'node:crypto';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';

@@ -26,7 +26,7 @@ export interface Decision {
   retryAfterMs: number;
   /** Requests that could be made right now, after this one. */
   remainingRequests: number;
-  /** ms until the request limits are back to their full allowance. */
+  /** ms until remainingRequests is back to the limit (min of BURST and RPH). */
   resetRequestsMs: number;
   remainingTokens: number;
   resetTokensMs: number;
@@ -106,10 +106,12 @@ export class MemoryRateStore implements RateStore {
 
   private report(state: KeyState, now: number): Omit<Decision, 'admitted' | 'refusedBy' | 'retryAfterMs'> {
     const { rpm, rph, burst, tpm } = this.limits;
-    const newest = state.log.at(-1);
+    // Full again when the bucket is full and the hour log has room for a whole burst.
+    const keep = rph - Math.min(burst, rph);
+    const blocking = state.log.length > keep ? state.log[state.log.length - keep - 1]! + HOUR_MS - now : 0;
     return {
       remainingRequests: Math.max(0, Math.min(Math.floor(state.requests), rph - state.log.length)),
-      resetRequestsMs: Math.ceil(Math.max(((burst - state.requests) * MINUTE_MS) / rpm, newest === undefined ? 0 : newest + HOUR_MS - now)),
+      resetRequestsMs: Math.ceil(Math.max(((burst - state.requests) * MINUTE_MS) / rpm, blocking)),
       remainingTokens: Math.max(0, Math.floor(state.tokens)),
       resetTokensMs: Math.ceil(((tpm - state.tokens) * MINUTE_MS) / tpm),
     };

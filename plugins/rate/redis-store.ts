@@ -41,9 +41,10 @@ redis.call('HSET', KEYS[1], 'requests', tostring(requests), 'tokens', tostring(t
 local ttl = math.ceil(math.max(${HOUR_MS}, burst * ${MINUTE_MS} / rpm, ${MINUTE_MS}))
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[2], ${HOUR_MS})
-local newest = 0
-if used > 0 then newest = tonumber(redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2]) + ${HOUR_MS} - now end
-local resetRequests = math.max((burst - requests) * ${MINUTE_MS} / rpm, newest)
+local keep = rph - math.min(burst, rph)
+local blocking = 0
+if used > keep then blocking = tonumber(redis.call('ZRANGE', KEYS[2], used - keep - 1, used - keep - 1, 'WITHSCORES')[2]) + ${HOUR_MS} - now end
+local resetRequests = math.max((burst - requests) * ${MINUTE_MS} / rpm, blocking)
 return {refused, math.ceil(wait), math.max(0, math.min(math.floor(requests), rph - used)), math.ceil(resetRequests),
   math.max(0, math.floor(tokens)), math.ceil((tpm - tokens) * ${MINUTE_MS} / tpm)}
 `;

@@ -46,6 +46,7 @@ t.test('two gateway instances sharing Redis enforce one limit, not two', async (
   t.same(statuses, [200, 200, 200, 200, 429, 429, 429, 429], 'four admitted in all, alternating between the instances');
   const remaining = await call(b.url, '/models');
   t.equal(remaining.headers.get('x-ratelimit-remaining-requests'), '0');
+  t.match(remaining.headers.get('x-ratelimit-reset-requests'), /^(3m[\d.]+s|4m0s)$/, 'four used at 1 RPM: full again within four minutes');
 
   const burst = await Promise.all(Array.from({ length: 10 }, (_, i) => call((i % 2 === 0 ? a : b).url, '/health', { key: null })));
   t.ok(burst.every((r) => r.status === 200), 'public routes are not limited');

@@ -126,6 +126,8 @@ t.test('every keyed response carries the x-ratelimit-* headers in OpenAI format'
       t.match(response.headers.get('x-ratelimit-reset-tokens'), /^(\d+ms|(\d+h)?(\d+m)?[\d.]+s)$/);
     }
     t.equal(responses[2]!.headers.get('x-ratelimit-remaining-requests'), '7');
+    const reset = responses[2]!.headers.get('x-ratelimit-reset-requests')!;
+    t.ok(/^(\d+ms|[\d.]+s)$/.test(reset) && parseFloat(reset) <= (reset.endsWith('ms') ? 3000 : 3), `three used at 60 RPM are back within 3 s: ${reset}`);
   });
 });
 
