@@ -3,6 +3,7 @@
 // and unpriced models (403, unless MODELGATE_ALLOW_UNPRICED_MODELS); else reserves the estimate. After
 // the response it bills the usage, releases the rest and evaluates MODELGATE_ALERT_RULES.
 import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError, isGatewayError } from '../core/errors.js';
@@ -11,6 +12,7 @@ import { waitUntilReady } from '../core/redis.js';
 import type { CatalogModel } from '../core/catalog.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
+import type { BudgetEvent } from '../core/events.js';
 import { PERIODS, PERIOD_LABEL, currentPeriods } from './cost/periods.js';
 import { bill, billable, estimate, toNano, toUsd, type UnpricedPolicy } from './cost/pricing.js';
 import { consumedUsage } from './cost/consumed.js';
@@ -86,7 +88,10 @@ export const costGuard: PluginModule<typeof settings> = {
   async create(values, deps) {
     const s = values as CostSettings;
     const { logger, events } = deps;
-    const cap = values.MODELGATE_MAX_COST_PER_REQUEST as number;
+    const capSetting = values.MODELGATE_MAX_COST_PER_REQUEST;
+    // Declared by the router; if it ever moves, fail loudly rather than drop the cap silently.
+    if (typeof capSetting !== 'number') throw new Error('cost-guard: MODELGATE_MAX_COST_PER_REQUEST is not declared');
+    const cap = capSetting;
     const limits: Amounts = { day: toNano(s.MODELGATE_DAILY_COST_LIMIT), week: toNano(s.MODELGATE_WEEKLY_COST_LIMIT), month: toNano(s.MODELGATE_MONTHLY_COST_LIMIT) };
     const unpriced: UnpricedPolicy = { allowed: s.MODELGATE_ALLOW_UNPRICED_MODELS, input: s.MODELGATE_UNPRICED_INPUT_PRICE / 1e6, output: s.MODELGATE_UNPRICED_OUTPUT_PRICE / 1e6 };
 
@@ -104,13 +109,18 @@ export const costGuard: PluginModule<typeof settings> = {
     }
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
+    const budgetEvents = (spent: Amounts): BudgetEvent[] =>
+      PERIODS.map((period) => ({ period, spentUsd: toUsd(spent[period]), limitUsd: toUsd(limits[period]), usedRatio: limits[period] > 0 ? spent[period] / limits[period] : 0 }));
+    let last: BudgetEvent[] = [];
     const announce = (spent: Amounts) => {
-      for (const period of PERIODS) {
-        const limitUsd = toUsd(limits[period]);
-        const spentUsd = toUsd(spent[period]);
-        events.emit('budget', { period, spentUsd, limitUsd, usedRatio: limits[period] > 0 ? spent[period] / limits[period] : 0 });
-      }
+      last = budgetEvents(spent);
+      for (const event of last) events.emit('budget', event);
     };
+    // A listener that subscribes after boot (plugins are created in pipeline order) is told where
+    // each budget stands at once, instead of waiting for the next settlement.
+    (events as EventEmitter).on('newListener', (name: string | symbol, listener: (...args: unknown[]) => void) => {
+      if (name === 'budget') queueMicrotask(() => last.forEach((event) => listener(event)));
+    });
     await budget.snapshot(currentPeriods()).then(
       (snapshot) => announce(snapshot.spent),
       (error: Error) => logger.warn({ err: error.message }, 'budget: store unavailable at boot'),

@@ -12,7 +12,7 @@ import { fixture, json, fixtureJson, sleep, sse, type FakeProvider } from '../he
 import { checkError } from '../helpers/schema.js';
 import { chatRequest, estimateOf, FIXTURE_COST, near, PRICE, testCatalog } from '../helpers/money.js';
 import { estimatePromptTokens, countTextTokens } from '../../core/tokens.js';
-import type { AlertEvent } from '../../core/events.js';
+import type { AlertEvent, BudgetEvent } from '../../core/events.js';
 
 let upstream: FakeProvider;
 const catalog = testCatalog();
@@ -153,6 +153,16 @@ t.test('spend survives a restart on the same data directory and still counts aga
   t.ok(near(after.budgets.month.spent_usd, 2 * FIXTURE_COST));
   t.equal(after.budgets.day.requests, 2, 'usage rollups survived too');
   t.equal((await send(second, request)).status, 429, 'the reloaded spend is enforced');
+
+  const told: BudgetEvent[] = [];
+  second.app.deps.events.on('budget', (event) => told.push(event));
+  for (let i = 0; i < 50 && told.length < 3; i++) await sleep(10);
+  t.same(
+    told.map((event) => event.period),
+    ['day', 'week', 'month'],
+    'a late listener (the metrics) is told where each budget stands at once',
+  );
+  t.ok(near(told[0]!.spentUsd, 2 * FIXTURE_COST));
 });
 
 t.test('alert rules fire once per period; pause refuses until an admin resumes', async (t) => {
