@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { GatewayError, isGatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { formatCost } from '../core/respond.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { CatalogModel } from '../core/catalog.js';
@@ -167,13 +167,7 @@ export const costGuard: PluginModule<typeof settings> = {
       if (!held && !hit) return;
       const billed = held ? bill(ctx, held.model) : 0;
       if (held && ctx.outcome.cost === undefined && billed > 0) ctx.outcome.cost = billed;
-      const periods = currentPeriods();
       const nano = toNano(billed);
-      if (held) {
-        const spent = await budget.settle(held.id, nano, periods);
-        announce(spent);
-        await alerts?.evaluate(periods, spent, limits);
-      }
       const used = consumedUsage(ctx);
       const target = ctx.outcome.target;
       usage.record({
@@ -188,6 +182,11 @@ export const costGuard: PluginModule<typeof settings> = {
         cacheHit: hit,
         savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
       });
+      if (!held) return;
+      const periods = currentPeriods();
+      const spent = await budget.settle(held.id, nano, periods);
+      announce(spent);
+      await alerts?.evaluate(periods, spent, limits);
     }
 
     return {
@@ -207,9 +206,8 @@ export const costGuard: PluginModule<typeof settings> = {
           try {
             await next();
           } finally {
-            await settle(ctx, held).catch((error: unknown) => {
-              if (!isGatewayError(error)) ctx.log.error({ err: error }, 'budget: settlement failed');
-            });
+            // A Redis store keeps a failed settlement and retries it; nothing else to do here.
+            await settle(ctx, held).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
           }
         },
       },
