@@ -30,7 +30,8 @@ t.beforeEach(() => {
 async function pair(t: Test, env: Record<string, string> = {}): Promise<[TestGateway, TestGateway]> {
   const prefix = testPrefix();
   prefixes.push(prefix);
-  const shared = { ...redisEnv(prefix), MODELGATE_STORE: 'redis', OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: catalog, ...env };
+  // A patient command timeout: the shared Redis may be slow on a busy machine.
+  const shared = { ...redisEnv(prefix), REDIS_COMMAND_TIMEOUT: '5000', MODELGATE_STORE: 'redis', OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: catalog, ...env };
   const a = await startGateway(shared);
   const b = await startGateway(shared);
   t.teardown(async () => {
@@ -103,6 +104,7 @@ t.test('a settlement that meets a frozen Redis is kept and lands once Redis answ
     REDIS_HOST: '127.0.0.1',
     REDIS_PORT: String(redis.port),
     REDIS_KEY_PREFIX: prefix,
+    REDIS_COMMAND_TIMEOUT: '1000',
     MODELGATE_STORE: 'redis',
     OPENAI_API_KEY: PROVIDER_KEYS.openai,
     OPENAI_BASE_URL: `${upstream.url}/v1`,

@@ -7,6 +7,9 @@ import { testPrefix, redisEnv, flushPrefix } from '../helpers/redis.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 import type { FallbackEvent } from '../../core/events.js';
 
+// The shared Redis may be slow on a busy machine: tests that are not about timeouts give it time.
+const patient = { REDIS_COMMAND_TIMEOUT: '5000' };
+
 // Every test has its own prefix: the bootstrap key's counters would otherwise carry over.
 const prefixes: string[] = [];
 function freshPrefix(): string {
@@ -34,7 +37,7 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | 'hung'> {
 }
 
 t.test('two gateway instances sharing Redis enforce one limit, not two', async (t) => {
-  const env = { ...redisEnv(freshPrefix()), MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '4', MODELGATE_RATE_LIMIT_RPM: '1' };
+  const env = { ...redisEnv(freshPrefix()), ...patient, MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '4', MODELGATE_RATE_LIMIT_RPM: '1' };
   const a = await startGateway(env);
   const b = await startGateway(env);
   t.teardown(async () => {
@@ -53,7 +56,7 @@ t.test('two gateway instances sharing Redis enforce one limit, not two', async (
 });
 
 t.test('concurrent requests through two instances are admitted exactly up to the limit', async (t) => {
-  const env = { ...redisEnv(freshPrefix()), MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '5', MODELGATE_RATE_LIMIT_RPM: '1' };
+  const env = { ...redisEnv(freshPrefix()), ...patient, MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '5', MODELGATE_RATE_LIMIT_RPM: '1' };
   const a = await startGateway(env);
   const b = await startGateway(env);
   t.teardown(async () => {
@@ -70,7 +73,7 @@ async function privateGateway(t: Test, redis: PrivateRedis, env: Record<string, 
     REDIS_HOST: '127.0.0.1',
     REDIS_PORT: String(redis.port),
     REDIS_KEY_PREFIX: freshPrefix(),
-    REDIS_COMMAND_TIMEOUT: '200',
+    REDIS_COMMAND_TIMEOUT: '1000',
     MODELGATE_STORE: 'redis',
     MODELGATE_RATE_LIMIT_BURST: '3',
     MODELGATE_RATE_LIMIT_RPM: '1',
@@ -82,7 +85,7 @@ async function privateGateway(t: Test, redis: PrivateRedis, env: Record<string, 
   return { gateway, fallbacks };
 }
 
-t.test('a frozen Redis (SIGSTOP) makes requests fall back to a local limiter within the command timeout', async (t) => {
+t.test('a frozen Redis (SIGSTOP) makes requests fall back to a local limiter within the command timeout (1 s here)', async (t) => {
   const redis = await startPrivateRedis();
   t.teardown(() => redis.stop());
   const { gateway, fallbacks } = await privateGateway(t, redis);

@@ -58,7 +58,8 @@ t.test('a key may burst BURST requests after idling, is then refused with Retry-
 });
 
 t.test('refused requests consume nothing, so a client hammering while limited gets in as soon as the refill allows', async (t) => {
-  await withGateway({ MODELGATE_RATE_LIMIT_BURST: '1', MODELGATE_RATE_LIMIT_RPM: '30', MODELGATE_RATE_LIMIT_RPH: '2' }, async (gateway) => {
+  // 12 RPM: one request every 5 s, so the five refusals fit in the interval even on a busy machine.
+  await withGateway({ MODELGATE_RATE_LIMIT_BURST: '1', MODELGATE_RATE_LIMIT_RPM: '12', MODELGATE_RATE_LIMIT_RPH: '2' }, async (gateway) => {
     t.equal((await call(gateway.url, '/models')).status, 200);
     for (let i = 0; i < 5; i++) t.equal((await call(gateway.url, '/models')).status, 429);
     t.equal((await untilAdmitted(() => call(gateway.url, '/models'), 30_000)).status, 200, 'the five refusals did not use up the hourly 2');
