@@ -13,6 +13,12 @@ import { checkError } from '../helpers/schema.js';
 import { chatRequest, estimateOf, FIXTURE_COST, near, PRICE, testCatalog } from '../helpers/money.js';
 import { estimatePromptTokens, countTextTokens } from '../../core/tokens.js';
 import type { AlertEvent, BudgetEvent } from '../../core/events.js';
+import type { RequestContext } from '../../core/context.js';
+import { pino } from 'pino';
+import { SqliteLedger } from '../../plugins/cost/sqlite-ledger.js';
+import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
+import { usageRoutes } from '../../plugins/cost/usage-route.js';
+import { currentPeriods } from '../../plugins/cost/periods.js';
 
 let upstream: FakeProvider;
 const catalog = testCatalog();
@@ -240,6 +246,22 @@ t.test('GET /v1/usage reports each budget, counts and cost per model, and filter
   const bad = await call(gateway.url, '/usage?from=yesterday');
   t.equal(bad.status, 400);
   t.equal(bad.json.error.param, 'from');
+});
+
+t.test('only an admin key may resume spending (the bootstrap key is the only key yet, so the route is driven directly)', async (t) => {
+  const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-admin-')), pino({ level: 'silent' }));
+  t.teardown(() => ledger.close());
+  const budget = new MemoryBudget(ledger);
+  await budget.pause({ period: 'day', periodKey: '2099-01-01', threshold: 1, until: Date.now() + 60_000 });
+  const resume = usageRoutes(budget, ledger, { day: 1, week: 1, month: 1 }).find((route) => route.path === '/v1/budget/resume')!;
+  const ctx = { principal: { keyId: 'k1', tenant: 't1', admin: false }, log: pino({ level: 'silent' }) } as unknown as RequestContext;
+  const refused = await resume.handle(ctx).then(
+    () => undefined,
+    (error: unknown) => error as { kind?: string; status?: number },
+  );
+  t.equal(refused?.kind, 'admin_required');
+  t.equal(refused?.status, 403);
+  t.ok((await budget.snapshot(currentPeriods())).pause, 'still paused');
 });
 
 t.test('a malformed alert rule fails startup naming the variable', async (t) => {
