@@ -24,7 +24,10 @@ import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
 import { metrics } from '../plugins/metrics.js';
+import { ipFilter } from '../plugins/ip-filter.js';
 import { auth, type KeyStore } from '../plugins/auth.js';
+import { rateLimit } from '../plugins/rate-limit.js';
+import { costGuard } from '../plugins/cost-guard.js';
 import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
@@ -36,8 +39,11 @@ import { mistral } from '../providers/mistral/index.js';
 import { custom } from '../providers/custom.js';
 import type { Provider, ProviderModule } from '../providers/types.js';
 
-/** The request path, in order. Each entry is one file; chat-body is core's own step. Metrics only observes. */
-export const PIPELINE: readonly PluginModule[] = [metrics, auth, chatBody, cache, router, failover];
+/**
+ * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
+ * limit because tokens per minute need its token estimate. Metrics only observes (every request).
+ */
+export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, auth, chatBody, rateLimit, costGuard, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 

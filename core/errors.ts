@@ -15,6 +15,7 @@ export const ERROR_KINDS = {
   invalid_api_key: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Invalid API key' },
   api_key_expired: { status: 401, type: 'invalid_request_error', code: 'api_key_expired', message: 'API key expired' },
   ip_forbidden: { status: 403, type: 'permission_error', code: 'ip_not_allowed', message: 'Access from this IP address is not allowed' },
+  admin_required: { status: 403, type: 'permission_error', code: 'admin_required', message: 'This endpoint needs an admin key' },
   model_not_found: { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: 'Model not found' },
   model_unavailable: { status: 404, type: 'invalid_request_error', code: 'model_unavailable', message: 'Model unavailable' },
   provider_not_found: { status: 404, type: 'invalid_request_error', code: 'provider_not_found', message: 'Provider not found' },
@@ -27,6 +28,7 @@ export const ERROR_KINDS = {
   internal: { status: 500, type: 'server_error', code: 'internal_error', message: 'Internal error' },
   bad_gateway: { status: 502, type: 'server_error', code: 'bad_gateway', message: 'The provider answered with something the gateway could not use' },
   provider_unavailable: { status: 503, type: 'service_unavailable_error', code: 'provider_unavailable', message: 'Provider unavailable' },
+  store_unavailable: { status: 503, type: 'service_unavailable_error', code: 'store_unavailable', message: 'The shared store is unavailable' },
   shutting_down: { status: 503, type: 'service_unavailable_error', code: 'shutting_down', message: 'The gateway is shutting down' },
 } as const satisfies Record<string, ErrorKind>;
 

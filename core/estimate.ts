@@ -10,3 +10,12 @@ export function estimateCost(chat: ChatState, model: CatalogModel): number | und
   const prompt = chat.promptTokens;
   return costOf(model, { prompt_tokens: prompt, completion_tokens: output, total_tokens: prompt + output });
 }
+
+/**
+ * The per-request cost cap in force: the operator's MODELGATE_MAX_COST_PER_REQUEST, or the client's
+ * `modelgate.routing.max_cost_per_request` when lower — a client may tighten the cap, never lift it.
+ */
+export function perRequestCap(chat: ChatState, operatorCap: number): number {
+  const asked = (chat.overrides.routing as { max_cost_per_request?: number } | undefined)?.max_cost_per_request;
+  return asked === undefined ? operatorCap : Math.min(asked, operatorCap);
+}

@@ -21,9 +21,17 @@ export interface BudgetEvent {
   usedRatio: number;
 }
 
+/** A Redis-backed part answered from local state (or refused) because Redis failed. */
+export interface FallbackEvent {
+  /** e.g. `rate-limit`, `cost-guard` */
+  component: string;
+  reason: string;
+}
+
 export interface GatewayEvents {
   alert: [AlertEvent];
   budget: [BudgetEvent];
+  fallback: [FallbackEvent];
 }
 
 export class EventBus extends EventEmitter<GatewayEvents> {}

@@ -13,26 +13,6 @@ export const plannedSettings = defineSettings({
     description:
       'Days usage and cost rollups are kept. The spec gives 30 and 365; 365 wins because rollups are small and a year of history serves budget reviews, while Prometheus keeps its own raw series.',
   },
-  MODELGATE_ALERTS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Evaluate alert rules as spend moves.' },
-  // Cost control
-  MODELGATE_DAILY_COST_LIMIT: {
-    type: 'number',
-    default: 100,
-    minimum: 0,
-    variants: ['dev', 'staging', 'prod'],
-    envDefaults: { dev: '10', staging: '50', prod: '1000' },
-    description: 'USD per UTC day.',
-  },
-  MODELGATE_WEEKLY_COST_LIMIT: { type: 'number', default: 500, minimum: 0, description: 'USD per ISO week (UTC).' },
-  MODELGATE_MONTHLY_COST_LIMIT: { type: 'number', default: 2000, minimum: 0, description: 'USD per UTC calendar month.' },
-  // Security
-  MODELGATE_RATE_LIMITING_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Enforce rate limits per API key.' },
-  MODELGATE_RATE_LIMIT_RPM: { type: 'integer', default: 100, minimum: 1, description: 'Requests per minute per key.' },
-  MODELGATE_RATE_LIMIT_RPH: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per hour per key.' },
-  MODELGATE_RATE_LIMIT_BURST: { type: 'integer', default: 200, minimum: 1, description: 'Requests a key may make at once after being idle.' },
-  MODELGATE_IP_WHITELISTING_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Only MODELGATE_ALLOWED_IPS may connect.' },
-  MODELGATE_ALLOWED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges allowed when whitelisting is on.' },
-  MODELGATE_BLOCKED_IPS: { type: 'array', default: [], description: 'Comma-separated addresses or CIDR ranges always refused.' },
   // Alert delivery and webhooks
   MODELGATE_WEBHOOKS_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Send outbound webhooks for events.' },
   MODELGATE_WEBHOOK_SECRET: { type: 'string', secret: true, description: 'HMAC-SHA256 secret signing outbound webhooks.' },

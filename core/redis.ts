@@ -46,3 +46,23 @@ export function createRedis(settings: RedisSettings, logger: Logger, purpose: st
   });
   return redis;
 }
+
+/**
+ * Resolves once the connection is ready, or false after `ms`. Without an offline queue, commands
+ * sent before the first connection completes fail; plugins await this at boot so the first
+ * requests are not answered by their fallbacks. A Redis that is down at boot does not stop the
+ * gateway from starting.
+ */
+export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), ms);
+    redis.on('ready', onReady);
+  });
+}

@@ -8,6 +8,7 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { ConfigError } from '../core/config.js';
 import { GatewayError } from '../core/errors.js';
 import { bareModel, type CatalogModel } from '../core/catalog.js';
+import { perRequestCap } from '../core/estimate.js';
 import type { RequestContext } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
@@ -72,7 +73,7 @@ const overrides: OverrideSpec[] = [{
   name: 'routing',
   fields: {
     strategy: { type: 'string', enum: STRATEGIES, description: 'Ranking strategy for this request.' },
-    max_cost_per_request: { type: 'number', minimum: 0, description: 'USD cap on the estimated cost.' },
+    max_cost_per_request: { type: 'number', minimum: 0, description: 'USD cap on the estimated cost; may lower the operator cap, never raise it.' },
     quality_threshold: { type: 'number', minimum: 0, maximum: 1, description: 'Lowest quality auto may choose.' },
     response_time_limit: { type: 'integer', minimum: 1, description: 'ms, for quality_optimized.' },
   },
@@ -109,7 +110,7 @@ export const router: PluginModule<typeof settings> = {
       const routing = (chat.overrides.routing ?? {}) as RoutingOverride;
       const fallback = (chat.overrides.failover ?? {}) as FallbackOverride;
       const strategy = routing.strategy ?? s.MODELGATE_ROUTING_STRATEGY;
-      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: routing.max_cost_per_request ?? s.MODELGATE_MAX_COST_PER_REQUEST };
+      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: perRequestCap(chat, s.MODELGATE_MAX_COST_PER_REQUEST) };
       const filter = new CandidateFilter(ctx, providers, health, limits);
       const order = (candidates: Candidate[]) =>
         rank(candidates, {
@@ -121,21 +122,26 @@ export const router: PluginModule<typeof settings> = {
           exploration: s.MODELGATE_ROUTING_EXPLORATION,
           health,
         });
-      const keep = (models: readonly CatalogModel[], chosen: boolean) =>
-        models.map((model) => filter.check(model, chosen)).filter((c): c is Candidate => c !== undefined);
+      const keep = (models: readonly CatalogModel[], rules: { quality: boolean; cost: boolean }) =>
+        models.map((model) => filter.check(model, rules)).filter((c): c is Candidate => c !== undefined);
+      // auto and each fallback provider's best fit: every constraint. A model the client named:
+      // no quality threshold; the cap applies to its fallbacks (the cost guard judges the model itself).
+      const AUTO = { quality: true, cost: true };
+      const NAMED = { quality: false, cost: false };
+      const FALLBACK = { quality: false, cost: true };
 
       const requested = chat.body.model;
       const auto = requested === 'auto';
-      const primary = auto ? keep(catalog.models, false) : keep(resolve(requested, 'model'), true);
+      const primary = auto ? keep(catalog.models, AUTO) : keep(resolve(requested, 'model'), NAMED);
       const chain = order(primary);
-      if (chain.length === 0) throw noCandidate(filter.exclusions, { named: !auto, health, maxCost: limits.maxCost });
+      if (chain.length === 0) throw noCandidate(filter.exclusions, health);
 
-      fallback.fallback_models?.forEach((name, i) => chain.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), true))));
+      fallback.fallback_models?.forEach((name, i) => chain.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), FALLBACK))));
       fallback.fallback_providers?.forEach((name, i) => {
         if (!providers.has(name)) throw new GatewayError('bad_request', { param: `modelgate.failover.fallback_providers[${i}]`, message: `Unknown provider '${name}'.` });
-        const same = auto ? [] : keep(resolve(requested, 'model').filter((m) => m.provider === name), true);
+        const same = auto ? [] : keep(resolve(requested, 'model').filter((m) => m.provider === name), FALLBACK);
         // The requested model if this provider serves it, else this provider's best fit.
-        chain.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), false)).slice(0, 1)));
+        chain.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), AUTO)).slice(0, 1)));
       });
 
       const seen = new Set<string>();

@@ -30,8 +30,6 @@ export interface Exclusion {
   model: CatalogModel;
   reason: Reason;
   detail: string;
-  /** The estimate, for max_cost exclusions. */
-  cost?: number;
 }
 
 export interface Limits {
@@ -64,10 +62,11 @@ export class CandidateFilter {
   }
 
   /**
-   * A candidate, or undefined with the exclusion recorded. `chosen` models (named by the client)
-   * skip the quality threshold and may be unpriced (the cost guard decides about those).
+   * A candidate, or undefined with the exclusion recorded. Models the client named skip the
+   * quality threshold and may be unpriced; the requested model itself is not held to the
+   * per-request cap here — the cost guard refuses it, with its own message, before any call.
    */
-  check(model: CatalogModel, chosen: boolean): Candidate | undefined {
+  check(model: CatalogModel, rules: { quality: boolean; cost: boolean }): Candidate | undefined {
     const provider = this.providers.get(model.provider);
     if (!provider?.configured) return this.exclude(model, 'not_configured', `${model.provider} has no credentials`);
     if (this.health.circuitOpen(model.provider, this.now)) return this.exclude(model, 'circuit_open', `${model.provider} circuit is open`);
@@ -80,12 +79,12 @@ export class CandidateFilter {
     if (model.context_window !== null && !this.fits(model.context_window)) {
       return this.exclude(model, 'context_length', `needs ~${this.chat.promptTokens + (this.chat.maxOutputTokens ?? 0)} tokens, window ${model.context_window}`);
     }
-    if (!chosen && model.quality.score < this.limits.qualityThreshold) {
+    if (rules.quality && model.quality.score < this.limits.qualityThreshold) {
       return this.exclude(model, 'quality', `quality ${model.quality.score} < ${this.limits.qualityThreshold}`);
     }
-    if (!isPriced(model)) return chosen ? { target: { provider, model }, cost: undefined } : this.exclude(model, 'unpriced', 'no known price');
+    if (!isPriced(model)) return rules.quality ? this.exclude(model, 'unpriced', 'no known price') : { target: { provider, model }, cost: undefined };
     const cost = estimateCost(this.chat, model)!;
-    if (cost > this.limits.maxCost) return this.exclude(model, 'max_cost', `estimated $${cost.toPrecision(3)} > $${this.limits.maxCost}`, cost);
+    if (rules.cost && cost > this.limits.maxCost) return this.exclude(model, 'max_cost', `estimated $${cost.toPrecision(3)} > $${this.limits.maxCost}`);
     return { target: { provider, model }, cost };
   }
 
@@ -96,8 +95,8 @@ export class CandidateFilter {
     return this.chat.promptTokens + output <= window;
   }
 
-  private exclude(model: CatalogModel, reason: Reason, detail: string, cost?: number): undefined {
-    this.exclusions.push({ model, reason, detail, cost });
+  private exclude(model: CatalogModel, reason: Reason, detail: string): undefined {
+    this.exclusions.push({ model, reason, detail });
     return undefined;
   }
 }

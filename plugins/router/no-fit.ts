@@ -1,7 +1,6 @@
 // The answer when no candidate is left, chosen by what excluded them: only unconfigured providers →
 // 404 Model unavailable; only open circuits or Retry-After cooldowns → 503 Provider unavailable at
-// once (with Retry-After); a named model only over the per-request cap → 429 insufficient_quota;
-// anything else → 400 listing which constraint excluded which models.
+// once (with Retry-After); anything else → 400 listing which constraint excluded which models.
 import { GatewayError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
 import type { Exclusion, Reason } from './candidates.js';
@@ -20,24 +19,16 @@ const WORDS: Record<Reason, string> = {
   unpriced: 'no known price (auto only picks priced models)',
 };
 
-export function noCandidate(exclusions: Exclusion[], options: { named: boolean; health: HealthRegistry; maxCost: number }): GatewayError {
+export function noCandidate(exclusions: Exclusion[], health: HealthRegistry): GatewayError {
   const relevant = exclusions.filter((e) => e.reason !== 'not_configured');
   if (relevant.length === 0) return new GatewayError('model_unavailable', { param: 'model' });
 
   if (relevant.every((e) => e.reason === 'circuit_open' || e.reason === 'cooling_down')) {
-    const waits = relevant.map((e) => Math.max(options.health.circuitRemaining(e.model.provider), options.health.cooldownRemaining(e.model.provider)));
+    const waits = relevant.map((e) => Math.max(health.circuitRemaining(e.model.provider), health.cooldownRemaining(e.model.provider)));
     const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     return new GatewayError('provider_unavailable', {
       code: relevant.some((e) => e.reason === 'circuit_open') ? 'circuit_open' : 'provider_cooling_down',
       headers: { 'retry-after': String(seconds) },
-    });
-  }
-
-  if (options.named && relevant.every((e) => e.reason === 'max_cost')) {
-    return new GatewayError('cost_limit_exceeded', {
-      param: 'model',
-      code: 'max_cost_per_request',
-      message: `Cost limit exceeded: this request is estimated at $${Math.min(...relevant.map((e) => e.cost!)).toPrecision(3)}, over the per-request limit of $${options.maxCost} (max_cost_per_request). Lower max_tokens or raise the limit.`,
     });
   }
 

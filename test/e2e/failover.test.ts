@@ -90,6 +90,21 @@ t.test('the failover matrix: how the first provider fails decides retries, and t
   }
 });
 
+t.test('a failed-over request is billed once, for the provider that answered; the failed reservation is released', async (t) => {
+  primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway({}, async (gateway) => {
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    const usage = (await call(gateway.url, '/usage')).json;
+    // The fixture's 24 + 8 tokens at custom's $2e-7 per token.
+    const cost = 32 * 2e-7;
+    t.equal(usage.budgets.day.requests, 1);
+    t.ok(Math.abs(usage.budgets.day.spent_usd - cost) < 1e-9, `spent ${usage.budgets.day.spent_usd}, expected ${cost}`);
+    t.equal(usage.budgets.day.reserved_usd, 0, 'nothing stays reserved');
+    t.same(usage.budgets.day.by_model.map((row: { provider: string }) => row.provider), ['custom']);
+  });
+});
+
 t.test('connection refused: the next provider answers', async (t) => {
   const closed = await FakeProvider.start(hang());
   const port = closed.port;

@@ -1,5 +1,8 @@
 // Starts the real gateway in-process on port 0 with a given environment, and an OpenAI SDK client
 // pointed at it. Logs are captured (not printed) so tests can assert on them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import OpenAI from 'openai';
 import { createApp, type App, type AppOptions } from '../../core/app.js';
@@ -28,29 +31,41 @@ export interface TestGateway {
 
 export async function startGateway(env: Record<string, string | undefined> = {}, options: Omit<AppOptions, 'logDestination'> = {}): Promise<TestGateway> {
   const logs: Array<Record<string, unknown>> = [];
+  const ownDataDir = env.MODELGATE_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'modelgate-test-'));
   const destination = new Writable({
     write(chunk: Buffer, _encoding, callback) {
       for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line));
       callback();
     },
   });
+  const removeDataDir = () => {
+    if (env.MODELGATE_DATA_DIR === undefined) rmSync(ownDataDir, { recursive: true, force: true });
+  };
   const app = await createApp(
     {
       MODELGATE_API_KEY: GATEWAY_KEY,
       MODELGATE_PORT: '0',
       MODELGATE_HOST: '127.0.0.1',
       MODELGATE_LOG_LEVEL: 'info',
+      // Each gateway its own ledger, unless the test shares one on purpose (restarts).
+      MODELGATE_DATA_DIR: ownDataDir,
       ...env,
     },
     { ...options, logDestination: destination },
-  );
+  ).catch((error: unknown) => {
+    removeDataDir();
+    throw error;
+  });
   const url = await app.listen();
   return {
     app,
     url,
     logs,
     client: (options = {}) => new OpenAI({ apiKey: options.apiKey ?? GATEWAY_KEY, baseURL: url, maxRetries: options.maxRetries ?? 0 }),
-    close: () => app.close(),
+    async close() {
+      await app.close();
+      removeDataDir();
+    },
   };
 }
 

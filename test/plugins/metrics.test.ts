@@ -97,7 +97,7 @@ t.test('after known traffic, every request is counted once with bounded labels, 
 });
 
 t.test('models a provider serves outside the catalog are labelled other', async (t) => {
-  const gateway = await start({ CUSTOM_BASE_URL: `${upstream.url}/v1`, CUSTOM_API_KEY: PROVIDER_KEYS.openai, CUSTOM_MODELS: 'llama-local' });
+  const gateway = await start({ CUSTOM_BASE_URL: `${upstream.url}/v1`, CUSTOM_API_KEY: PROVIDER_KEYS.openai, CUSTOM_MODELS: 'llama-local', MODELGATE_ALLOW_UNPRICED_MODELS: 'true' });
   t.teardown(() => gateway.close());
   await gateway.client().chat.completions.create(ask('Any model', 'custom/anything-a-client-types'));
   await gateway.client().chat.completions.create(ask('Listed model', 'llama-local'));

@@ -136,15 +136,17 @@ t.test('the request constrains the candidates', async (t) => {
   t.ok((await route({ messages: [{ role: 'user', content: 'word '.repeat(150) }] })).includes('cohere/epsilon'), 'a prompt within it');
 });
 
-t.test('max_cost_per_request keeps auto within the cap; a named model over it is a 429', async (t) => {
+t.test('max_cost_per_request keeps auto and fallbacks within the cap; the named model is the cost guard\'s to judge', async (t) => {
   const { route } = await makeRouter({ settings: { MODELGATE_MAX_COST_PER_REQUEST: 0.00005 } });
   // ~10 prompt tokens and 100 output tokens: epsilon ~$0.00004, beta ~$0.0001.
   t.same(await route({}), ['cohere/epsilon']);
-  const refused = await refusal(route({ model: 'alpha' }));
-  t.equal(refused.status, 429);
-  t.equal(refused.type, 'insufficient_quota');
-  t.match(refused.message, /over the per-request limit of \$0.00005/);
-  t.equal((await route({}, { routing: { max_cost_per_request: 1 } })).length, 6, 'the request may raise its own cap');
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_models: ['beta', 'epsilon'] } }), ['openai/alpha', 'cohere/epsilon']);
+  t.same(await route({}, { routing: { max_cost_per_request: 1 } }), ['cohere/epsilon'], 'a request cannot lift the operator cap');
+  const loose = await makeRouter();
+  t.equal((await loose.route({})).length, 6);
+  t.same(await loose.route({}, { routing: { max_cost_per_request: 0.00005 } }), ['cohere/epsilon'], 'but may tighten it');
+  const none = await refusal(route({}, { routing: { max_cost_per_request: 0.000001 } }));
+  t.match(none, { status: 400, code: 'no_model_fits', message: /estimated cost over max_cost_per_request: openai\/alpha \(estimated \$0.000208 > \$0.000001\)/ });
 });
 
 t.test('a named model ranks the providers serving it; weights split ties', async (t) => {

@@ -1,0 +1,222 @@
+// Cost guard: before each upstream attempt, refuses (429 insufficient_quota) what passes
+// MODELGATE_MAX_COST_PER_REQUEST or the DAILY/WEEKLY/MONTHLY_COST_LIMIT budgets, spending while paused,
+// and unpriced models (403, unless MODELGATE_ALLOW_UNPRICED_MODELS); else reserves the estimate. After
+// the response it bills the usage, releases the rest and evaluates MODELGATE_ALERT_RULES.
+import { randomUUID } from 'node:crypto';
+import type { EventEmitter } from 'node:events';
+import { resolve } from 'node:path';
+import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { GatewayError } from '../core/errors.js';
+import { formatCost } from '../core/respond.js';
+import { waitUntilReady } from '../core/redis.js';
+import type { CatalogModel } from '../core/catalog.js';
+import type { RequestContext, Target } from '../core/context.js';
+import type { PluginModule } from '../core/pipeline.js';
+import type { BudgetEvent } from '../core/events.js';
+import { PERIODS, PERIOD_LABEL, currentPeriods } from './cost/periods.js';
+import { bill, billable, estimate, toNano, toUsd, type UnpricedPolicy } from './cost/pricing.js';
+import { perRequestCap } from '../core/estimate.js';
+import { consumedUsage } from './cost/consumed.js';
+import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
+import { MemoryBudget } from './cost/memory-budget.js';
+import { RedisBudget } from './cost/redis-budget.js';
+import { RedisUsage } from './cost/redis-usage.js';
+import { SqliteLedger } from './cost/sqlite-ledger.js';
+import { usageRoutes } from './cost/usage-route.js';
+import type { Amounts, BudgetStore, Periods, ReserveResult } from './cost/budget-store.js';
+import type { UsageStore } from './cost/usage-store.js';
+
+const settings = defineSettings({
+  MODELGATE_DAILY_COST_LIMIT: {
+    type: 'number',
+    default: 100,
+    minimum: 0,
+    maximum: 9_000_000,
+    variants: ['dev', 'staging', 'prod'],
+    envDefaults: { dev: '10', staging: '50', prod: '1000' },
+    description: 'USD per UTC day, all keys together. 0 allows no paid request.',
+  },
+  MODELGATE_WEEKLY_COST_LIMIT: { type: 'number', default: 500, minimum: 0, maximum: 9_000_000, description: 'USD per ISO week (Monday 00:00 UTC to Sunday).' },
+  MODELGATE_MONTHLY_COST_LIMIT: { type: 'number', default: 2000, minimum: 0, maximum: 9_000_000, description: 'USD per UTC calendar month.' },
+  MODELGATE_ALERTS_ENABLED: { type: 'boolean', default: true, variants: ['staging', 'prod'], description: 'Evaluate MODELGATE_ALERT_RULES as spend moves.' },
+  MODELGATE_ALERT_RULES: {
+    type: 'array',
+    default: ['0.5:email', '0.8:chat', '1.0:pause'],
+    items: { type: 'string', pattern: `^\\d+(\\.\\d+)?:(${ACTIONS.join('|')})$` },
+    hint: `be threshold:action pairs such as 0.8:chat (actions: ${ACTIONS.join(', ')})`,
+    description:
+      'Comma-separated threshold:action rules: when spend reaches that fraction of a budget (day, week or month), fire once per period. email/chat/webhook emit an alert event for the notifiers; pause refuses paid requests until the period resets or an admin calls POST /v1/budget/resume.',
+  },
+  MODELGATE_ALLOW_UNPRICED_MODELS: {
+    type: 'boolean',
+    default: false,
+    description: 'Serve models the catalog has no price for, billed at MODELGATE_UNPRICED_INPUT_PRICE / _OUTPUT_PRICE. Off: they are refused (403), never billed as $0.',
+  },
+  MODELGATE_UNPRICED_INPUT_PRICE: { type: 'number', default: 10, minimum: 0, description: 'USD per 1M prompt tokens billed for an allowed unpriced model (deliberately high).' },
+  MODELGATE_UNPRICED_OUTPUT_PRICE: { type: 'number', default: 30, minimum: 0, description: 'USD per 1M completion tokens billed for an allowed unpriced model.' },
+});
+
+/** How long boot waits for Redis before starting anyway (requests then get 503 until it answers). */
+const BOOT_WAIT_MS = 3000;
+
+type CostSettings = SettingsOf<typeof settings>;
+
+function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number): GatewayError {
+  const resetsAt = result.reason === 'paused' ? result.pause.until : periods[result.period].resetsAt;
+  const headers = { 'retry-after': String(Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000))), 'x-should-retry': 'false' };
+  const when = new Date(resetsAt).toISOString();
+  if (result.reason === 'paused') {
+    const { period, threshold } = result.pause;
+    const label = PERIOD_LABEL[period].toLowerCase();
+    return new GatewayError('cost_limit_exceeded', {
+      code: 'budget_paused',
+      param: `${label}_cost_limit`,
+      message: `Spending is paused: the ${label} budget reached ${threshold * 100}% of its limit. Paused until ${when}, or until an admin resumes it.`,
+      headers,
+    });
+  }
+  const label = PERIOD_LABEL[result.period];
+  return new GatewayError('cost_limit_exceeded', {
+    param: `${label.toLowerCase()}_cost_limit`,
+    message: `${label} cost limit of $${formatCost(toUsd(limits[result.period]))} reached: $${formatCost(toUsd(result.spent))} spent, $${formatCost(toUsd(result.reserved))} reserved by requests in flight, this request needs up to $${formatCost(toUsd(estimateNano))}. It resets at ${when}.`,
+    headers,
+  });
+}
+
+export const costGuard: PluginModule<typeof settings> = {
+  name: 'cost-guard',
+  settings,
+  async create(values, deps) {
+    const s = values as CostSettings;
+    const { logger, events } = deps;
+    const capSetting = values.MODELGATE_MAX_COST_PER_REQUEST;
+    // Declared by the router; if it ever moves, fail loudly rather than drop the cap silently.
+    if (typeof capSetting !== 'number') throw new Error('cost-guard: MODELGATE_MAX_COST_PER_REQUEST is not declared');
+    const operatorCap = capSetting;
+    const limits: Amounts = { day: toNano(s.MODELGATE_DAILY_COST_LIMIT), week: toNano(s.MODELGATE_WEEKLY_COST_LIMIT), month: toNano(s.MODELGATE_MONTHLY_COST_LIMIT) };
+    const unpriced: UnpricedPolicy = { allowed: s.MODELGATE_ALLOW_UNPRICED_MODELS, input: s.MODELGATE_UNPRICED_INPUT_PRICE / 1e6, output: s.MODELGATE_UNPRICED_OUTPUT_PRICE / 1e6 };
+
+    let budget: BudgetStore;
+    let usage: UsageStore;
+    if (values.MODELGATE_STORE === 'redis') {
+      const redis = deps.redis('cost-guard');
+      await waitUntilReady(redis, BOOT_WAIT_MS);
+      budget = new RedisBudget(redis, logger);
+      usage = new RedisUsage(redis, logger);
+    } else {
+      const ledger = new SqliteLedger(resolve(values.MODELGATE_DATA_DIR as string), logger);
+      budget = new MemoryBudget(ledger);
+      usage = ledger;
+    }
+    const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
+
+    const budgetEvents = (spent: Amounts): BudgetEvent[] =>
+      PERIODS.map((period) => ({ period, spentUsd: toUsd(spent[period]), limitUsd: toUsd(limits[period]), usedRatio: limits[period] > 0 ? spent[period] / limits[period] : 0 }));
+    let last: BudgetEvent[] = [];
+    const announce = (spent: Amounts) => {
+      last = budgetEvents(spent);
+      for (const event of last) events.emit('budget', event);
+    };
+    // A listener that subscribes after boot (plugins are created in pipeline order) is told where
+    // each budget stands at once, instead of waiting for the next settlement.
+    (events as EventEmitter).on('newListener', (name: string | symbol, listener: (...args: unknown[]) => void) => {
+      if (name === 'budget') queueMicrotask(() => last.forEach((event) => listener(event)));
+    });
+    await budget.snapshot(currentPeriods()).then(
+      (snapshot) => announce(snapshot.spent),
+      (error: Error) => logger.warn({ err: error.message }, 'budget: store unavailable at boot'),
+    );
+
+    /** Refuses or reserves the request's estimate on `target`; returns what was reserved. */
+    async function reserve(ctx: RequestContext, target: Target): Promise<{ id: string; model: CatalogModel }> {
+      const model = billable(target.model, unpriced);
+      if (!model) {
+        throw new GatewayError('bad_request', {
+          status: 403,
+          type: 'permission_error',
+          code: 'model_unpriced',
+          param: 'model',
+          message: `The gateway has no price for ${target.provider.name}/${target.model.id}, and unpriced models are not allowed.`,
+        });
+      }
+      const usd = estimate(ctx, model);
+      const cap = perRequestCap(ctx.chat!, operatorCap);
+      if (usd > cap) {
+        throw new GatewayError('cost_limit_exceeded', {
+          code: 'cost_per_request_exceeded',
+          param: 'max_cost_per_request',
+          message: `This request may cost up to $${formatCost(usd)} on ${target.model.id}, over the per-request cost limit of $${formatCost(cap)}. Lower max_tokens or choose a cheaper model.`,
+          headers: { 'x-should-retry': 'false' },
+        });
+      }
+      const id = randomUUID();
+      const periods = currentPeriods();
+      const amount = toNano(usd);
+      let result: ReserveResult;
+      try {
+        result = await budget.reserve(id, amount, periods, limits);
+      } catch (error) {
+        ctx.log.warn({ err: (error as Error).message }, 'budget: store failed, refusing');
+        events.emit('fallback', { component: 'cost-guard', reason: 'redis_unavailable' });
+        throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' } });
+      }
+      if (!result.ok) throw refusal(result, periods, limits, amount);
+      return { id, model };
+    }
+
+    async function settle(ctx: RequestContext, held: { id: string; model: CatalogModel } | undefined): Promise<void> {
+      const hit = ctx.outcome.cache === 'HIT';
+      if (!held && !hit) return;
+      const billed = held ? bill(ctx, held.model) : 0;
+      if (held && ctx.outcome.cost === undefined && billed > 0) ctx.outcome.cost = billed;
+      const nano = toNano(billed);
+      const used = consumedUsage(ctx);
+      const target = ctx.outcome.target;
+      usage.record({
+        at: Date.now(),
+        tenant: ctx.principal!.tenant,
+        keyId: ctx.principal!.keyId,
+        provider: target?.provider.name ?? 'cache',
+        model: target?.model.id ?? ctx.chat!.body.model,
+        promptTokens: used?.prompt_tokens ?? 0,
+        completionTokens: used?.completion_tokens ?? 0,
+        costNano: nano,
+        cacheHit: hit,
+        savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
+      });
+      if (!held) return;
+      const periods = currentPeriods();
+      const spent = await budget.settle(held.id, nano, periods);
+      announce(spent);
+      await alerts?.evaluate(periods, spent, limits);
+    }
+
+    return {
+      name: 'cost-guard',
+      routes: usageRoutes(budget, usage, limits),
+      step: {
+        name: 'cost-guard',
+        scope: 'chat',
+        async handle(ctx, next) {
+          let held: { id: string; model: CatalogModel } | undefined;
+          ctx.beforeAttempt.push(async (target) => {
+            // A new attempt replaces the last one: a failed attempt is not billed by providers.
+            if (held) await budget.settle(held.id, 0, currentPeriods()).catch(() => undefined);
+            held = undefined;
+            held = await reserve(ctx, target);
+          });
+          try {
+            await next();
+          } finally {
+            // A Redis store keeps a failed settlement and retries it; nothing else to do here.
+            await settle(ctx, held).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
+          }
+        },
+      },
+      async close() {
+        await budget.close();
+        await usage.close();
+      },
+    };
+  },
+};

@@ -1,0 +1,74 @@
+// Alert rules (spec "alert rule": a threshold as a fraction of a budget, and an action), evaluated
+// whenever spend moves: each rule fires once per budget period — across replicas with Redis, across
+// restarts with the embedded ledger — as an `alert` event with the payload (delivery by e-mail, chat
+// or webhook listens to that event). A `pause` rule also pauses spending until the period resets or
+// an admin resumes.
+import type { Logger } from 'pino';
+import type { EventBus } from '../../core/events.js';
+import { PERIODS, type Period } from './periods.js';
+import type { Amounts, BudgetStore, Periods } from './budget-store.js';
+import { toUsd } from './pricing.js';
+
+export const ACTIONS = ['email', 'chat', 'webhook', 'pause'] as const;
+
+export interface AlertRule {
+  threshold: number;
+  action: (typeof ACTIONS)[number];
+  /** `0.8:chat`: how the rule is written, and its identity for firing once. */
+  id: string;
+}
+
+/** `0.5:email` → a rule. Entries are validated by the setting's pattern at boot. */
+export function parseRules(entries: readonly string[]): AlertRule[] {
+  return entries
+    .map((entry) => {
+      const [threshold, action] = entry.split(':') as [string, AlertRule['action']];
+      return { threshold: Number(threshold), action, id: `${Number(threshold)}:${action}` };
+    })
+    .sort((a, b) => a.threshold - b.threshold);
+}
+
+export class Alerts {
+  /** Rules known to have fired this period, so the store is asked once per rule, not per request. */
+  private readonly fired = new Set<string>();
+
+  constructor(
+    private readonly rules: readonly AlertRule[],
+    private readonly store: BudgetStore,
+    private readonly events: EventBus,
+    private readonly logger: Logger,
+  ) {}
+
+  async evaluate(periods: Periods, spent: Amounts, limits: Amounts): Promise<void> {
+    for (const name of PERIODS) {
+      if (limits[name] <= 0) continue;
+      const ratio = spent[name] / limits[name];
+      for (const rule of this.rules) {
+        if (rule.threshold > ratio) break;
+        const id = `${name}:${periods[name].key}:${rule.id}`;
+        if (this.fired.has(id)) continue;
+        const first = await this.store.fireOnce(periods[name], rule.id);
+        this.fired.add(id);
+        if (first) await this.fire(rule, periods[name], spent[name], limits[name]);
+      }
+    }
+  }
+
+  private async fire(rule: AlertRule, period: Period, spent: number, limit: number): Promise<void> {
+    const payload = {
+      kind: 'budget.threshold',
+      action: rule.action,
+      at: new Date().toISOString(),
+      period: period.name,
+      period_key: period.key,
+      threshold: rule.threshold,
+      spent_usd: toUsd(spent),
+      limit_usd: toUsd(limit),
+      used_ratio: spent / limit,
+      resets_at: new Date(period.resetsAt).toISOString(),
+    };
+    this.logger.warn(payload, 'budget alert');
+    if (rule.action === 'pause') await this.store.pause({ period: period.name, periodKey: period.key, threshold: rule.threshold, until: period.resetsAt });
+    this.events.emit('alert', payload);
+  }
+}

@@ -1,0 +1,45 @@
+// Where budgets live: spend per period, the estimates reserved by requests in flight, which alert
+// thresholds have fired, and the pause. Two stores keep it: one process with its SQLite ledger
+// (memory-budget.ts) and Redis shared by replicas (redis-budget.ts). Amounts are nano-dollars.
+import type { Period, PeriodName } from './periods.js';
+
+export type Periods = Record<PeriodName, Period>;
+export type Amounts = Record<PeriodName, number>;
+
+export interface PauseState {
+  period: PeriodName;
+  /** The period it belongs to (`2025-01-31`…); it ends when that period does. */
+  periodKey: string;
+  threshold: number;
+  /** Epoch ms the period resets. */
+  until: number;
+}
+
+export type ReserveResult =
+  | { ok: true }
+  | { ok: false; reason: 'limit'; period: PeriodName; spent: number; reserved: number }
+  | { ok: false; reason: 'paused'; pause: PauseState };
+
+export interface BudgetSnapshot {
+  spent: Amounts;
+  /** Reserved by requests in flight (on every replica), counted against every period. */
+  reserved: number;
+  pause?: PauseState;
+}
+
+export interface BudgetStore {
+  /**
+   * Atomically: refuses while paused, or if spent + reserved + amount would pass any period's limit;
+   * else reserves `amount` under `id`.
+   */
+  reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult>;
+  /** Releases the reservation `id` (if any) and adds `actual` to every period. Returns spend after. */
+  settle(id: string, actual: number, periods: Periods): Promise<Amounts>;
+  snapshot(periods: Periods): Promise<BudgetSnapshot>;
+  /** True for the first caller only, per period and rule (`0.8:chat`), across replicas for Redis. */
+  fireOnce(period: Period, rule: string): Promise<boolean>;
+  pause(state: PauseState): Promise<void>;
+  /** Ends a pause; false if there was none. */
+  resume(): Promise<boolean>;
+  close(): Promise<void>;
+}

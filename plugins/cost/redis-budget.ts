@@ -1,0 +1,174 @@
+// The Redis budget store, shared by replicas: one Lua script checks the pause and every period's
+// spend plus everything reserved, and reserves — atomically, so concurrent requests on any number
+// of replicas cannot reserve past a limit together. Each reservation also has an expiry: one left
+// behind by a replica that died mid-request is released after RESERVATION_TTL_MS. A settlement
+// that cannot reach Redis is kept and retried until it lands, so no spend is lost to an outage.
+// All keys share the {budget} hash tag (one Cluster slot, as multi-key scripts need).
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { PERIODS, type Period } from './periods.js';
+import type { Amounts, BudgetSnapshot, BudgetStore, PauseState, Periods, ReserveResult } from './budget-store.js';
+
+const RESERVATION_TTL_MS = 15 * 60_000;
+const RETRY_MS = 1000;
+const KEEP_SPEND_S = 400 * 86_400;
+
+const keys = {
+  spent: (period: Period) => `{budget}:spent:${period.name}:${period.key}`,
+  reservations: '{budget}:reservations',
+  expiries: '{budget}:reservation-expiries',
+  reserved: '{budget}:reserved',
+  pause: '{budget}:pause',
+  fired: (period: Period, rule: string) => `{budget}:fired:${period.name}:${period.key}:${rule}`,
+};
+
+// Drops reservations past their expiry. KEYS[4..6] = reservations, expiries, reserved total.
+const PURGE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do
+  local held = redis.call('HGET', KEYS[4], id)
+  if held then redis.call('DECRBY', KEYS[6], held); redis.call('HDEL', KEYS[4], id) end
+  redis.call('ZREM', KEYS[5], id)
+end
+`;
+
+// KEYS: spent day/week/month, reservations, expiries, reserved total, pause.
+// ARGV: id, amount, limit day/week/month, ttl ms. → {1} | {0, period index, spent, reserved} | {2, pause json}
+const RESERVE = `${PURGE}
+local pause = redis.call('GET', KEYS[7])
+if pause then return {2, pause} end
+local reserved = tonumber(redis.call('GET', KEYS[6]) or '0')
+local amount = tonumber(ARGV[2])
+for i = 1, 3 do
+  local spent = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if spent + reserved + amount > tonumber(ARGV[2 + i]) then return {0, i, spent, reserved} end
+end
+redis.call('HSET', KEYS[4], ARGV[1], amount)
+redis.call('ZADD', KEYS[5], now + tonumber(ARGV[6]), ARGV[1])
+redis.call('INCRBY', KEYS[6], amount)
+return {1}
+`;
+
+// KEYS: spent day/week/month, reservations, expiries, reserved total. ARGV: id, actual, keep seconds.
+const SETTLE = `${PURGE}
+local held = redis.call('HGET', KEYS[4], ARGV[1])
+if held then
+  redis.call('DECRBY', KEYS[6], held)
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[1])
+end
+local after = {}
+for i = 1, 3 do
+  after[i] = redis.call('INCRBY', KEYS[i], ARGV[2])
+  redis.call('EXPIRE', KEYS[i], ARGV[3])
+end
+return after
+`;
+
+type Scripted = Redis & {
+  modelgateBudgetReserve(...args: Array<string | number>): Promise<[number, ...Array<number | string>]>;
+  modelgateBudgetSettle(...args: Array<string | number>): Promise<number[]>;
+};
+
+interface Unsettled {
+  id: string;
+  actual: number;
+  periods: Periods;
+}
+
+export class RedisBudget implements BudgetStore {
+  private readonly redis: Scripted;
+  private readonly unsettled: Unsettled[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    redis: Redis,
+    private readonly logger: Logger,
+  ) {
+    redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 7, lua: RESERVE });
+    redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 6, lua: SETTLE });
+    this.redis = redis as Scripted;
+    this.timer = setInterval(() => void this.retry(), RETRY_MS);
+    this.timer.unref();
+  }
+
+  private spentKeys(periods: Periods): string[] {
+    return PERIODS.map((name) => keys.spent(periods[name]));
+  }
+
+  async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
+    const result = await this.redis.modelgateBudgetReserve(
+      ...this.spentKeys(periods),
+      keys.reservations,
+      keys.expiries,
+      keys.reserved,
+      keys.pause,
+      id,
+      amount,
+      ...PERIODS.map((name) => limits[name]),
+      RESERVATION_TTL_MS,
+    );
+    if (result[0] === 1) return { ok: true };
+    if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[1])) as PauseState };
+    return { ok: false, reason: 'limit', period: PERIODS[Number(result[1]) - 1]!, spent: Number(result[2]), reserved: Number(result[3]) };
+  }
+
+  async settle(id: string, actual: number, periods: Periods): Promise<Amounts> {
+    try {
+      return await this.send({ id, actual, periods });
+    } catch (error) {
+      this.unsettled.push({ id, actual, periods });
+      this.logger.warn({ err: (error as Error).message, unsettled: this.unsettled.length }, 'budget: settlement kept for retry, Redis failed');
+      throw error;
+    }
+  }
+
+  private async send({ id, actual, periods }: Unsettled): Promise<Amounts> {
+    const after = await this.redis.modelgateBudgetSettle(...this.spentKeys(periods), keys.reservations, keys.expiries, keys.reserved, id, actual, KEEP_SPEND_S);
+    return { day: after[0]!, week: after[1]!, month: after[2]! };
+  }
+
+  private async retry(): Promise<void> {
+    while (this.unsettled.length > 0) {
+      try {
+        await this.send(this.unsettled[0]!);
+      } catch {
+        return;
+      }
+      this.unsettled.shift();
+      if (this.unsettled.length === 0) this.logger.info('budget: every kept settlement reached Redis');
+    }
+  }
+
+  async snapshot(periods: Periods): Promise<BudgetSnapshot> {
+    const [day, week, month, reserved, pause] = await this.redis.mget(...this.spentKeys(periods), keys.reserved, keys.pause);
+    return {
+      spent: { day: Number(day ?? 0), week: Number(week ?? 0), month: Number(month ?? 0) },
+      reserved: Number(reserved ?? 0),
+      pause: pause ? (JSON.parse(pause) as PauseState) : undefined,
+    };
+  }
+
+  async fireOnce(period: Period, rule: string): Promise<boolean> {
+    const ttl = Math.max(1000, period.resetsAt - Date.now() + 86_400_000);
+    return (await this.redis.set(keys.fired(period, rule), String(Date.now()), 'PX', ttl, 'NX')) === 'OK';
+  }
+
+  async pause(state: PauseState): Promise<void> {
+    await this.redis.set(keys.pause, JSON.stringify(state), 'PX', Math.max(1, state.until - Date.now()));
+  }
+
+  async resume(): Promise<boolean> {
+    return (await this.redis.del(keys.pause)) === 1;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.retry();
+    if (this.unsettled.length > 0) {
+      const nano = this.unsettled.reduce((sum, entry) => sum + entry.actual, 0);
+      this.logger.error({ settlements: this.unsettled.length, usd: nano / 1e9 }, 'budget: settlements never reached Redis');
+    }
+  }
+}

@@ -1,0 +1,126 @@
+// GET /v1/usage: each budget period (day, ISO week, month) with its limit, spend, reservations in
+// flight, remaining budget, request and token counts and cost per provider/model; with `from`/`to`
+// (YYYY-MM-DD, UTC, inclusive) also totals, per model and per key for that range. A non-admin key
+// sees only its tenant's counts (budgets are the gateway's, so everyone sees those).
+// POST /v1/budget/resume (admin keys only) ends a pause before its period resets.
+import { GatewayError } from '../../core/errors.js';
+import { sendJson } from '../../core/respond.js';
+import type { RequestContext } from '../../core/context.js';
+import type { Route } from '../../core/pipeline.js';
+import { PERIODS, currentPeriods, dayKey, daysBetween, type PeriodName } from './periods.js';
+import { toUsd } from './pricing.js';
+import type { Amounts, BudgetStore } from './budget-store.js';
+import type { UsageRow, UsageStore } from './usage-store.js';
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const MAX_RANGE_DAYS = 400;
+
+interface Totals {
+  requests: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost_usd: number;
+  cache_hits: number;
+  saved_usd: number;
+}
+
+function totals(rows: readonly UsageRow[]): Totals {
+  const sum = (pick: (row: UsageRow) => number) => rows.reduce((total, row) => total + pick(row), 0);
+  return {
+    requests: sum((r) => r.requests),
+    prompt_tokens: sum((r) => r.promptTokens),
+    completion_tokens: sum((r) => r.completionTokens),
+    cost_usd: toUsd(sum((r) => r.costNano)),
+    cache_hits: sum((r) => r.cacheHits),
+    saved_usd: toUsd(sum((r) => r.savedNano)),
+  };
+}
+
+function grouped<K extends string>(rows: readonly UsageRow[], by: (row: UsageRow) => Record<K, string>): Array<Record<K, string> & Totals> {
+  const groups = new Map<string, { id: Record<K, string>; rows: UsageRow[] }>();
+  for (const row of rows) {
+    const id = by(row);
+    const key = JSON.stringify(id);
+    const group = groups.get(key) ?? { id, rows: [] };
+    group.rows.push(row);
+    groups.set(key, group);
+  }
+  return [...groups.values()].map((group) => ({ ...group.id, ...totals(group.rows) })).sort((a, b) => b.cost_usd - a.cost_usd);
+}
+
+const byModel = (row: UsageRow) => ({ provider: row.provider, model: row.model });
+const byKey = (row: UsageRow) => ({ key_id: row.keyId });
+
+function day(ctx: RequestContext, name: 'from' | 'to'): string | undefined {
+  const value = ctx.query.get(name) ?? undefined;
+  if (value !== undefined && (!DAY.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)))) {
+    throw new GatewayError('bad_request', { param: name, message: `Invalid value for '${name}': expected a UTC date as YYYY-MM-DD.` });
+  }
+  return value;
+}
+
+export function usageRoutes(budget: BudgetStore, usage: UsageStore, limits: Amounts): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/v1/usage',
+      async handle(ctx) {
+        const from = day(ctx, 'from');
+        const to = day(ctx, 'to');
+        const now = Date.now();
+        const periods = currentPeriods(now);
+        const tenant = ctx.principal?.admin ? undefined : ctx.principal?.tenant;
+        const today = dayKey(now);
+        const earliest = dayKey(Math.min(periods.week.start, periods.month.start));
+        const [snapshot, recent] = await Promise.all([budget.snapshot(periods), usage.query(earliest, today, tenant)]);
+        const budgets = {} as Record<PeriodName, unknown>;
+        for (const name of PERIODS) {
+          const period = periods[name];
+          const rows = recent.filter((row) => row.day >= dayKey(period.start));
+          const spent = snapshot.spent[name];
+          budgets[name] = {
+            period: period.key,
+            starts_at: new Date(period.start).toISOString(),
+            resets_at: new Date(period.resetsAt).toISOString(),
+            limit_usd: toUsd(limits[name]),
+            spent_usd: toUsd(spent),
+            reserved_usd: toUsd(snapshot.reserved),
+            remaining_usd: toUsd(Math.max(0, limits[name] - spent - snapshot.reserved)),
+            used_ratio: limits[name] > 0 ? spent / limits[name] : 0,
+            ...totals(rows),
+            by_model: grouped(rows, byModel),
+          };
+        }
+        let range: unknown;
+        if (from !== undefined || to !== undefined) {
+          const end = to ?? today;
+          const start = from ?? end;
+          if (start > end) throw new GatewayError('bad_request', { param: 'from', message: "Invalid value for 'from': it is after 'to'." });
+          if (daysBetween(Date.parse(`${start}T00:00:00Z`), Date.parse(`${end}T00:00:00Z`)).length > MAX_RANGE_DAYS) {
+            throw new GatewayError('bad_request', { param: 'from', message: `Invalid value for 'from': a range covers at most ${MAX_RANGE_DAYS} days.` });
+          }
+          const rows = await usage.query(start, end, tenant);
+          range = { from: start, to: end, ...totals(rows), by_model: grouped(rows, byModel), by_key: grouped(rows, byKey) };
+        }
+        const pause = snapshot.pause;
+        sendJson(ctx, 200, {
+          object: 'usage',
+          generated_at: new Date(now).toISOString(),
+          paused: pause ? { period: pause.period, period_key: pause.periodKey, threshold: pause.threshold, until: new Date(pause.until).toISOString() } : null,
+          budgets,
+          ...(range ? { range } : {}),
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/budget/resume',
+      async handle(ctx) {
+        if (!ctx.principal?.admin) throw new GatewayError('admin_required');
+        const resumed = await budget.resume();
+        ctx.log.warn({ keyId: ctx.principal.keyId, resumed }, 'budget: spending resumed by an admin');
+        sendJson(ctx, 200, { resumed, paused: null });
+      },
+    },
+  ];
+}

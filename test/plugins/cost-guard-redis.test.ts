@@ -1,0 +1,143 @@
+// The cost guard with MODELGATE_STORE=redis: two gateway instances share one budget, so concurrent
+// requests through both cannot overshoot it; alert rules fire once across both; a pause set through
+// one refuses on the other; a settlement that meets a frozen Redis is kept and lands later; a Redis
+// that is gone refuses paid requests (503) rather than spend without a budget.
+import t, { type Test } from 'tap';
+import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
+import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { json, fixtureJson, sleep, type FakeProvider } from '../helpers/fake-provider.js';
+import { testPrefix, redisEnv, flushPrefix } from '../helpers/redis.js';
+import { startPrivateRedis } from '../helpers/private-redis.js';
+import { chatRequest, estimateOf, FIXTURE_COST, near, PRICE, testCatalog } from '../helpers/money.js';
+import type { AlertEvent } from '../../core/events.js';
+
+let upstream: FakeProvider;
+const catalog = testCatalog();
+const prefixes: string[] = [];
+t.before(async () => {
+  upstream = await startFakeOpenAI();
+});
+t.after(async () => {
+  await upstream.close();
+  for (const prefix of prefixes) await flushPrefix(prefix);
+});
+t.beforeEach(() => {
+  upstream.reset();
+  upstream.fallback = openAIResponder();
+});
+
+/** Two instances on one Redis prefix of their own. */
+async function pair(t: Test, env: Record<string, string> = {}): Promise<[TestGateway, TestGateway]> {
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  // A patient command timeout: the shared Redis may be slow on a busy machine.
+  const shared = { ...PROTOCOL_ONLY, ...redisEnv(prefix), REDIS_COMMAND_TIMEOUT: '5000', MODELGATE_STORE: 'redis', OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: catalog, ...env };
+  const a = await startGateway(shared);
+  const b = await startGateway(shared);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  return [a, b];
+}
+
+const send = (gateway: TestGateway, body: object) => call(gateway.url, '/chat/completions', { body: JSON.stringify(body) });
+const usage = async (gateway: TestGateway) => (await call(gateway.url, '/usage')).json;
+
+t.test('20 concurrent requests through two instances against a budget that admits 3: three go through, spend stays within limit + one estimate', async (t) => {
+  const request = chatRequest(64);
+  const estimate = estimateOf(request);
+  const limit = 3.5 * estimate;
+  const [a, b] = await pair(t, { MODELGATE_DAILY_COST_LIMIT: String(limit) });
+  let releaseAll!: () => void;
+  const released = new Promise<void>((resolve) => (releaseAll = resolve));
+  upstream.fallback = async (recorded, res) => {
+    await released;
+    return json(200, { ...fixtureJson('openai/chat.json'), usage: { prompt_tokens: 24, completion_tokens: 64, total_tokens: 88 } })(recorded, res);
+  };
+  const responses = Promise.all(Array.from({ length: 20 }, (_, i) => send(i % 2 === 0 ? a : b, request)));
+  for (let i = 0; i < 200 && upstream.requests.length < 3; i++) await sleep(20);
+  releaseAll();
+  const statuses = (await responses).map((r) => r.status);
+  t.equal(statuses.filter((s) => s === 200).length, 3, 'three admitted across both instances');
+  t.equal(statuses.filter((s) => s === 429).length, 17);
+  t.equal(upstream.requests.length, 3);
+  const fromA = (await usage(a)).budgets.day;
+  const fromB = (await usage(b)).budgets.day;
+  t.ok(near(fromA.spent_usd, 3 * 88 * PRICE), `settled $${fromA.spent_usd}`);
+  t.ok(fromA.spent_usd <= limit + estimate, `settled $${fromA.spent_usd} ≤ limit $${limit} + one estimate $${estimate} (overshoot ${(fromA.spent_usd / limit - 1) * 100}%)`);
+  t.equal(fromB.spent_usd, fromA.spent_usd, 'both instances read the same budget');
+  t.equal(fromA.reserved_usd, 0, 'every reservation was released');
+  t.equal(fromB.requests, 3, 'usage rollups are shared');
+});
+
+t.test('a threshold fires once across instances, and a pause set through one refuses on the other until resumed', async (t) => {
+  const request = chatRequest(64);
+  const [a, b] = await pair(t, { MODELGATE_DAILY_COST_LIMIT: String(10 * FIXTURE_COST), MODELGATE_ALERT_RULES: '0.25:email,0.4:pause' });
+  const alerts: Array<[string, AlertEvent]> = [];
+  a.app.deps.events.on('alert', (event) => alerts.push(['a', event]));
+  b.app.deps.events.on('alert', (event) => alerts.push(['b', event]));
+  for (let i = 0; i < 4; i++) t.equal((await send(i % 2 === 0 ? a : b, request)).status, 200, `request ${i + 1}`);
+  // Settlement follows the response: wait for the fourth to be settled.
+  for (let i = 0; i < 200 && alerts.length < 2; i++) await sleep(20);
+  t.same(
+    alerts.map(([, event]) => event.action),
+    ['email', 'pause'],
+    'each rule fired once in all',
+  );
+  const pausedOnA = await send(a, request);
+  const pausedOnB = await send(b, request);
+  t.equal(pausedOnA.json.error?.code, 'budget_paused');
+  t.equal(pausedOnB.json.error?.code, 'budget_paused', 'the pause is shared');
+
+  const resumed = await call(b.url, '/budget/resume', { method: 'POST' });
+  t.equal(resumed.json.resumed, true);
+  t.equal((await send(a, request)).status, 200, 'resumed through b, admitted on a');
+  t.equal(alerts.length, 2);
+});
+
+t.test('a settlement that meets a frozen Redis is kept and lands once Redis answers; a stopped Redis refuses paid requests with 503', async (t) => {
+  const redis = await startPrivateRedis();
+  t.teardown(() => redis.stop());
+  const prefix = testPrefix();
+  const gateway = await startGateway({
+    ...PROTOCOL_ONLY,
+    REDIS_HOST: '127.0.0.1',
+    REDIS_PORT: String(redis.port),
+    REDIS_KEY_PREFIX: prefix,
+    REDIS_COMMAND_TIMEOUT: '1000',
+    MODELGATE_STORE: 'redis',
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: catalog,
+  });
+  t.teardown(() => gateway.close());
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  upstream.next(async (recorded, res) => {
+    await held;
+    return openAIResponder()(recorded, res);
+  });
+  const inFlight = send(gateway, chatRequest(64));
+  for (let i = 0; i < 200 && upstream.requests.length === 0; i++) await sleep(20);
+  redis.pause();
+  release();
+  t.equal((await inFlight).status, 200, 'the answer reaches the client even though Redis is frozen');
+  redis.resume();
+  let spent = 0;
+  for (let i = 0; i < 100 && spent === 0; i++) {
+    const report = await call(gateway.url, '/usage');
+    if (report.status === 200) spent = report.json.budgets.day.spent_usd;
+    if (spent === 0) await sleep(100);
+  }
+  t.ok(near(spent, FIXTURE_COST), `the kept settlement landed: $${spent}`);
+
+  await redis.stop();
+  const before = upstream.requests.length;
+  const refused = await send(gateway, chatRequest(64));
+  t.equal(refused.status, 503);
+  t.equal(refused.json.error.message, 'Budget store unavailable');
+  t.equal(upstream.requests.length, before, 'nothing was spent without a budget');
+});
+
+t.end();
