@@ -1,8 +1,9 @@
 // The cockatiel policies around one target: retry (outer) → the provider's circuit breaker → the
 // per-attempt timeout (inner). Which failures each one acts on:
 // - retry: 5xx, 529, 429 without Retry-After, connection errors, garbage bodies, streams cut
-//   before their first content. Not a timeout or a Retry-After (better spent on another
-//   candidate) unless this is the last candidate; never a 4xx caused by the request.
+//   before their first content. Never an error with Retry-After (the provider asked us to wait),
+//   a timeout only on the last candidate (else it is better spent on another), never a 4xx
+//   caused by the request.
 // - breaker: every provider-side failure except 429 (rate limits are handled by Retry-After).
 // Each provider has one breaker for the life of the process; its state is mirrored in the health
 // registry (router, /v1/providers/status, metrics).
@@ -94,8 +95,10 @@ export class RetryPolicies {
       const backoff = config.exponential
         ? new ExponentialBackoff({ initialDelay: config.delayMs, exponent: config.multiplier, maxDelay: 30_000, generator: noJitterGenerator })
         : new ConstantBackoff(config.delayMs);
+      // A Retry-After is never retried on the same provider (it asked us to wait); a timeout only
+      // when no other candidate is left.
       const worthRetrying = (error: Error) =>
-        isUpstreamError(error) && error.retryable && (lastCandidate || (error.reason !== 'timeout' && error.retryAfterMs === undefined));
+        isUpstreamError(error) && error.retryable && error.retryAfterMs === undefined && (lastCandidate || error.reason !== 'timeout');
       policy = retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
       if (this.cache.size > 100) this.cache.clear();
       this.cache.set(key, policy);
