@@ -35,7 +35,12 @@ function start(args: string[], env: Record<string, string> = {}): { child: Child
         // other output
       }
     });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${args.at(-1)} exited with ${code}`)));
+  });
+  // A server that dies at boot ends the benchmark at once instead of leaving it waiting.
+  port.catch((error: Error) => {
+    console.error(error.message);
+    process.exit(1);
   });
   return { child, port };
 }
@@ -92,9 +97,9 @@ async function main() {
     MODELGATE_RATE_LIMIT_RPH: '1000000000',
     MODELGATE_RATE_LIMIT_BURST: '100000000',
     MODELGATE_RATE_LIMIT_TPM: '100000000000',
-    MODELGATE_DAILY_COST_LIMIT: '1000000000',
-    MODELGATE_WEEKLY_COST_LIMIT: '1000000000',
-    MODELGATE_MONTHLY_COST_LIMIT: '1000000000',
+    MODELGATE_DAILY_COST_LIMIT: '1000000',
+    MODELGATE_WEEKLY_COST_LIMIT: '1000000',
+    MODELGATE_MONTHLY_COST_LIMIT: '1000000',
   });
   const targets = [
     { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {} },

@@ -112,7 +112,9 @@ export class AttemptTimeout {
   private readonly policy;
 
   constructor(private readonly ms: number) {
-    this.policy = timeout(ms, TimeoutStrategy.Aggressive);
+    // abortOnReturn off: aborting the inner signal after every successful attempt builds an
+    // AbortError (a DOMException with a stack) per request; nothing listens to it by then anyway.
+    this.policy = timeout(ms, { strategy: TimeoutStrategy.Aggressive, abortOnReturn: false });
   }
 
   async run<T>(provider: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
