@@ -100,6 +100,8 @@ async function main() {
     MODELGATE_DAILY_COST_LIMIT: '1000000',
     MODELGATE_WEEKLY_COST_LIMIT: '1000000',
     MODELGATE_MONTHLY_COST_LIMIT: '1000000',
+    // BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures the pipeline without a plugin.
+    ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
   });
   const targets = [
     { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {} },

@@ -61,7 +61,7 @@ export interface App {
   providers: ReadonlyMap<string, Provider>;
   plugins: readonly Plugin[];
   deps: PluginDeps;
-  /** Starts listening; resolves with the base URL of the API (…/v1). */
+  /** Starts listening; resolves with the base URL clients use (MODELGATE_BASE_URL, else the local …/v1). */
   listen(): Promise<string>;
   /** Graceful stop: in-flight requests finish (bounded), then plugins and connections close. */
   close(): Promise<void>;
@@ -158,8 +158,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
       const url = `http://${local}:${address.port}/v1`;
-      logger.info({ url, providers: [...providers.values()].filter((p) => p.configured).map((p) => p.name) }, 'modelgate listening');
-      return url;
+      // MODELGATE_BASE_URL is how clients reach us (behind a load balancer, TLS, a path prefix).
+      const baseUrl = core.MODELGATE_BASE_URL?.replace(/\/+$/, '') ?? url;
+      logger.info({ url, baseUrl, providers: [...providers.values()].filter((p) => p.configured).map((p) => p.name) }, 'modelgate listening');
+      return baseUrl;
     },
     async close() {
       closing = true;

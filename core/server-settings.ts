@@ -8,7 +8,7 @@ export const serverSettings = defineSettings({
     hint: 'be an http(s) URL',
     variants: ['dev', 'staging', 'prod'],
     example: 'http://localhost:3000/v1',
-    description: 'The public base address of this gateway, ending in /v1. Used in printed examples; defaults to http://<host>:<port>/v1.',
+    description: 'The base address clients use to reach this gateway, ending in /v1 (behind a load balancer or TLS terminator). Logged at boot and printed in the demo\'s examples; defaults to http://<host>:<port>/v1.',
   },
   MODELGATE_HOST: { type: 'string', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
   MODELGATE_PORT: { type: 'integer', default: 3000, minimum: 0, maximum: 65535, description: 'TCP port the HTTP server listens on (0 picks a free port).' },

@@ -1,0 +1,103 @@
+import t from 'tap';
+import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
+import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
+import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { sleep } from '../helpers/fake-provider.js';
+
+const defaults: LoggingSettings = {
+  MODELGATE_LOG_LEVEL: 'info',
+  MODELGATE_LOG_REQUESTS: false,
+  MODELGATE_LOG_RESPONSES: false,
+  MODELGATE_LOG_ERRORS: true,
+  MODELGATE_LOG_PERFORMANCE: false,
+  MODELGATE_LOG_FILE: undefined,
+  MODELGATE_LOG_ROTATION: true,
+  MODELGATE_LOG_ROTATION_SIZE: 100,
+  MODELGATE_LOG_ROTATION_COUNT: 5,
+};
+
+function capture() {
+  const lines: Array<Record<string, any>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      done();
+    },
+  });
+  return { lines, stream };
+}
+
+t.test('keys and credentials are redacted wherever they appear', async (t) => {
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  logger.info({ authorization: 'Bearer uc_secret', headers: { 'x-api-key': 'sk-ant-secret', cookie: 'a=b' }, deep: { inner: { password: 'p' } }, apiKey: 'k' }, 'calling with uc_abcdef123456 and sk-proj-abcdef123456');
+  const line = lines[0]!;
+  t.equal(line.authorization, '[REDACTED]');
+  t.equal(line.headers['x-api-key'], '[REDACTED]');
+  t.equal(line.headers.cookie, '[REDACTED]');
+  t.equal(line.deep.inner.password, '[REDACTED]');
+  t.equal(line.apiKey, '[REDACTED]');
+  t.equal(line.msg, 'calling with uc_[REDACTED] and sk-[REDACTED]');
+  t.equal(redactText('key AIzaSyA1234567890'), 'key AIza[REDACTED]');
+});
+
+t.test('the level filters lines', async (t) => {
+  const { lines, stream } = capture();
+  const logger = createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'warn' }, stream);
+  logger.info('hidden');
+  logger.warn('shown');
+  t.same(lines.map((l) => l.msg), ['shown']);
+  t.equal(lines[0]!.level, 'warn');
+});
+
+t.test('MODELGATE_LOG_FILE writes JSON lines to the file, rotated with pino-roll or not', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-log-'));
+  const plain = createLogger({ ...defaults, MODELGATE_LOG_FILE: join(dir, 'plain.log'), MODELGATE_LOG_ROTATION: false });
+  plain.info({ n: 1 }, 'to a file');
+  plain.flush();
+  for (let i = 0; i < 100 && !existsSync(join(dir, 'plain.log')); i++) await sleep(20);
+  for (let i = 0; i < 100 && !readFileSync(join(dir, 'plain.log'), 'utf8').includes('to a file'); i++) await sleep(20);
+  t.match(JSON.parse(readFileSync(join(dir, 'plain.log'), 'utf8').trim()), { msg: 'to a file', n: 1 });
+
+  const rolled = createLogger({ ...defaults, MODELGATE_LOG_FILE: join(dir, 'rolled.log') });
+  rolled.info('through the rotating transport');
+  // pino-roll numbers the files: rolled.1.log, rolled.2.log, …
+  const written = () => readdirSync(dir).filter((name) => name.startsWith('rolled.')).map((name) => readFileSync(join(dir, name), 'utf8')).join('');
+  for (let i = 0; i < 200 && !written().includes('rotating transport'); i++) await sleep(25);
+  t.match(written(), /through the rotating transport/);
+});
+
+t.test('per-request lines: metadata, bodies only when asked, timings, and no key', async (t) => {
+  const upstream = await startFakeOpenAI();
+  t.teardown(() => upstream.close());
+  const gateway = await startGateway({
+    ...PROTOCOL_ONLY,
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_LOG_REQUESTS: 'true',
+    MODELGATE_LOG_RESPONSES: 'true',
+    MODELGATE_LOG_PERFORMANCE: 'true',
+  });
+  t.teardown(() => gateway.close());
+  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hello logs' }] });
+  const ok = await call(gateway.url, '/chat/completions', { body, headers: { 'x-request-id': 'log-test-1' } });
+  const refused = await call(gateway.url, '/chat/completions', { body, key: 'uc_wrong_key_123' });
+  t.equal(ok.status, 200);
+  t.equal(refused.status, 401);
+  for (let i = 0; i < 50 && gateway.logs.filter((l) => l.msg === 'request').length < 2; i++) await sleep(20);
+  const line = gateway.logs.find((l) => l.msg === 'request' && l.requestId === 'log-test-1') as Record<string, any>;
+  t.match(line, { status: 200, method: 'POST', path: '/v1/chat/completions', provider: 'openai', routedModel: 'gpt-4o-mini', attempts: 1 });
+  t.match(line.request, { messages: [{ content: 'hello logs' }] }, 'the request body with MODELGATE_LOG_REQUESTS');
+  t.match(line.response, { choices: [{ message: { content: 'The capital of France is Paris.' } }] }, 'the response with MODELGATE_LOG_RESPONSES');
+  t.type(line.upstreamMs, 'number');
+  t.type(line.overheadMs, 'number');
+  t.match(gateway.logs.find((l) => l.msg === 'request refused'), { status: 401, code: 'invalid_api_key' }, 'errors per MODELGATE_LOG_ERRORS');
+  const all = JSON.stringify(gateway.logs);
+  t.notOk(all.includes(GATEWAY_KEY) || all.includes('uc_wrong_key_123') || all.includes(PROVIDER_KEYS.openai), 'no key in any line');
+});
+
+t.end();
