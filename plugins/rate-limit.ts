@@ -7,7 +7,7 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { PluginModule } from '../core/pipeline.js';
-import { memoryLimiters, type Limiters, type Limits } from './rate/limiters.js';
+import { memoryLimiters, type Limits } from './rate/limiters.js';
 import { RedisRateLimits } from './rate/redis-failure.js';
 import { admit, correctTokens, type Admission } from './rate/admission.js';
 import { rateLimitHeaders, retryHeaders } from './rate/headers.js';
@@ -72,16 +72,12 @@ export const rateLimit: PluginModule<typeof settings> = {
     if (!s.MODELGATE_RATE_LIMITING_ENABLED) return { name: 'rate-limit' };
     const limits: Limits = { rpm: s.MODELGATE_RATE_LIMIT_RPM, rph: s.MODELGATE_RATE_LIMIT_RPH, burst: s.MODELGATE_RATE_LIMIT_BURST, tpm: s.MODELGATE_RATE_LIMIT_TPM };
     let redis: RedisRateLimits | undefined;
-    let pick: () => Limiters;
     if (values.MODELGATE_STORE === 'redis') {
       const connection = deps.redis('rate-limit');
       await waitUntilReady(connection, BOOT_WAIT_MS);
       redis = new RedisRateLimits(connection, limits, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
-      pick = redis.pick;
-    } else {
-      const limiters = memoryLimiters(limits);
-      pick = () => limiters;
     }
+    const limiters = redis?.limiters ?? memoryLimiters(limits);
 
     return {
       name: 'rate-limit',
@@ -94,10 +90,10 @@ export const rateLimit: PluginModule<typeof settings> = {
           const tokens = ctx.chat ? Math.ceil(ctx.chat.promptTokens + ctx.chat.expectedOutputTokens) : 0;
           let admission: Admission;
           try {
-            admission = await admit(pick, limits, key, tokens);
+            admission = await admit(limiters, limits, key, tokens);
           } catch (error) {
             // Only `refuse` lets a store error through: with `local` the insurance limiter answers.
-            if (!redis || error instanceof GatewayError) throw error;
+            if (!redis) throw error;
             throw redis.failed(error as Error);
           }
           if (admission.answeredLocally) deps.events.emit('fallback', { component: 'rate-limit', reason: 'redis_unavailable' });

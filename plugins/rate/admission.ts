@@ -85,8 +85,7 @@ async function readings(limiters: Limiters, limits: Limits, key: string, trace: 
   };
 }
 
-/** `pick` gives the limiters for the next call: with Redis, the local ones while it is failing. */
-export async function admit(pick: () => Limiters, limits: Limits, key: string, tokens: number): Promise<Admission> {
+export async function admit(limiters: Limiters, limits: Limits, key: string, tokens: number): Promise<Admission> {
   const trace = new CallTrace();
   const taken: Taken[] = [];
   const take = (limiter: RateLimiterAbstract, points: number, res: RateLimiterRes): Taken => {
@@ -102,7 +101,6 @@ export async function admit(pick: () => Limiters, limits: Limits, key: string, t
     let refusedBy: Admission['refusedBy'];
     const never = tokens > limits.tpm;
     if (!never) {
-      const limiters = pick();
       const requests = (consumed.requests = await outcome(limiters.requests.consume(key, 1, trace)));
       take(limiters.minute, 1, requests.res);
       // The bursty limiter asks the burst limiter only once the minute's allowance is spent.
@@ -110,21 +108,19 @@ export async function admit(pick: () => Limiters, limits: Limits, key: string, t
       if (!requests.ok) refusedBy = 'requests';
     }
     if (consumed.requests?.ok) {
-      const limiter = pick().hour;
-      consumed.hour = await outcome(limiter.consume(key, 1, trace));
-      take(limiter, 1, consumed.hour.res);
+      consumed.hour = await outcome(limiters.hour.consume(key, 1, trace));
+      take(limiters.hour, 1, consumed.hour.res);
       if (!consumed.hour.ok) refusedBy = 'requests';
     }
     if (consumed.hour?.ok && tokens > 0) {
-      const limiter = pick().tokens;
-      consumed.tokens = await outcome(limiter.consume(key, tokens, trace));
-      tokensTaken = take(limiter, tokens, consumed.tokens.res);
+      consumed.tokens = await outcome(limiters.tokens.consume(key, tokens, trace));
+      tokensTaken = take(limiters.tokens, tokens, consumed.tokens.res);
       if (!consumed.tokens.ok) refusedBy = 'tokens';
     }
     const admitted = !never && refusedBy === undefined;
     if (!admitted) await giveBack();
 
-    const now = await readings(pick(), limits, key, trace, consumed, !admitted, tokens);
+    const now = await readings(limiters, limits, key, trace, consumed, !admitted, tokens);
     let retryAfterMs = 0;
     if (!admitted && !never) {
       // Waiting for the refusing limit alone may not do: wait for every limit found without room.
