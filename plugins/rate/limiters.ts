@@ -16,8 +16,8 @@ export interface Limits {
   tpm: number;
 }
 
-export const MINUTE_S = 60;
-export const HOUR_S = 3600;
+const MINUTE_S = 60;
+const HOUR_S = 3600;
 
 export type LimiterName = 'minute' | 'burst' | 'hour' | 'tokens';
 
