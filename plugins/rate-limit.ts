@@ -1,16 +1,15 @@
 // Rate limit: refuses (429 Rate limit exceeded, Retry-After) a key's request past MODELGATE_RATE_LIMIT_RPM
-// with bursts of MODELGATE_RATE_LIMIT_BURST, MODELGATE_RATE_LIMIT_RPH in any hour or
-// MODELGATE_RATE_LIMIT_TPM tokens a minute; adds x-ratelimit-* headers to every keyed response. In
-// Redis with MODELGATE_STORE=redis; MODELGATE_RATE_LIMIT_REDIS_FAILURE says what a Redis failure does.
-import { randomUUID } from 'node:crypto';
+// a minute (bursts up to MODELGATE_RATE_LIMIT_BURST), MODELGATE_RATE_LIMIT_RPH an hour or
+// MODELGATE_RATE_LIMIT_TPM tokens a minute, on rate-limiter-flexible; adds x-ratelimit-* headers to
+// every keyed response. Counters in Redis with MODELGATE_STORE=redis; MODELGATE_RATE_LIMIT_REDIS_FAILURE
+// says what a Redis failure does.
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { PluginModule } from '../core/pipeline.js';
-import type { RequestContext } from '../core/context.js';
-import { MemoryRateStore, type Limits, type RateStore } from './rate/limits.js';
-import { RedisRateStore } from './rate/redis-store.js';
-import { FallbackRateStore } from './rate/fallback-store.js';
+import { memoryLimiters, type Limits } from './rate/limiters.js';
+import { RedisRateLimits } from './rate/redis-failure.js';
+import { admit, correctTokens, type Admission } from './rate/admission.js';
 import { rateLimitHeaders, retryHeaders } from './rate/headers.js';
 import { consumedUsage } from './cost/consumed.js';
 
@@ -20,28 +19,34 @@ const settings = defineSettings({
     type: 'integer',
     default: 100,
     minimum: 1,
-    description: 'Sustained requests per minute per key: the rate at which the burst allowance refills (one request every 60/RPM seconds).',
+    description: "Requests per minute per key: at most RPM in each of the key's minute windows (60 s from its first request in one).",
   },
-  MODELGATE_RATE_LIMIT_RPH: { type: 'integer', default: 1000, minimum: 1, description: 'Requests per key in any 60 minutes (a sliding hour).' },
+  MODELGATE_RATE_LIMIT_RPH: {
+    type: 'integer',
+    default: 1000,
+    minimum: 1,
+    description: "Requests per hour per key: at most RPH in each of the key's hour windows (3600 s from its first request in one), whatever RPM and BURST allow.",
+  },
   MODELGATE_RATE_LIMIT_BURST: {
     type: 'integer',
     default: 200,
     minimum: 1,
-    description: 'Requests a key may make at once after being idle (the size of its allowance); then it gets RPM per minute.',
+    description:
+      "Requests a key may send at once after being idle: the minute's RPM plus BURST - RPM from a burst allowance that is used once the minute's are spent and comes back an hour after its first use. At or below RPM it adds nothing.",
   },
   MODELGATE_RATE_LIMIT_TPM: {
     type: 'integer',
     default: 200000,
     minimum: 1,
     description:
-      'Tokens per minute per key (spec "tokens_per_minute"). A chat request takes its estimate (prompt tokens + max_tokens, else MODELGATE_DEFAULT_OUTPUT_TOKENS), corrected by the real usage afterwards. 200000 lets the default 100 RPM through at 2k tokens each.',
+      'Tokens per minute per key (spec "tokens_per_minute"), in minute windows. A chat request takes its estimate (prompt tokens + max_tokens, else MODELGATE_DEFAULT_OUTPUT_TOKENS), corrected by the real usage afterwards; one whose estimate exceeds TPM is refused outright. 200000 lets the default 100 RPM through at 2k tokens each.',
   },
   MODELGATE_RATE_LIMIT_REDIS_FAILURE: {
     type: 'string',
     enum: ['local', 'refuse'],
     default: 'local',
     description:
-      'With MODELGATE_STORE=redis, when Redis fails or does not answer within REDIS_COMMAND_TIMEOUT: `local` enforces the same limits per replica (logged, counted as `fallback` events), `refuse` answers 503.',
+      'With MODELGATE_STORE=redis, when Redis fails or does not answer within REDIS_COMMAND_TIMEOUT: `local` enforces the same limits per replica from its memory (logged, emitted as `fallback` events), `refuse` answers 503 with Retry-After: 1.',
   },
 });
 
@@ -50,6 +55,15 @@ const BOOT_WAIT_MS = 3000;
 
 export type RateLimitSettings = SettingsOf<typeof settings>;
 
+function refusal(admission: Admission): GatewayError {
+  return new GatewayError('rate_limit_exceeded', {
+    type: admission.refusedBy === 'tokens' ? 'tokens' : 'requests',
+    param: admission.never ? 'max_tokens' : null,
+    // Larger than a whole minute of tokens: waiting will not help.
+    headers: admission.never ? { 'x-should-retry': 'false' } : retryHeaders(admission.retryAfterMs),
+  });
+}
+
 export const rateLimit: PluginModule<typeof settings> = {
   name: 'rate-limit',
   settings,
@@ -57,14 +71,13 @@ export const rateLimit: PluginModule<typeof settings> = {
     const s = values as RateLimitSettings;
     if (!s.MODELGATE_RATE_LIMITING_ENABLED) return { name: 'rate-limit' };
     const limits: Limits = { rpm: s.MODELGATE_RATE_LIMIT_RPM, rph: s.MODELGATE_RATE_LIMIT_RPH, burst: s.MODELGATE_RATE_LIMIT_BURST, tpm: s.MODELGATE_RATE_LIMIT_TPM };
-    let store: RateStore = new MemoryRateStore(limits);
+    let redis: RedisRateLimits | undefined;
     if (values.MODELGATE_STORE === 'redis') {
-      const redis = deps.redis('rate-limit');
-      await waitUntilReady(redis, BOOT_WAIT_MS);
-      store = new FallbackRateStore(new RedisRateStore(redis, limits), store, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger, deps.events);
+      const connection = deps.redis('rate-limit');
+      await waitUntilReady(connection, BOOT_WAIT_MS);
+      redis = new RedisRateLimits(connection, limits, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
     }
-
-    const estimate = (ctx: RequestContext) => (ctx.chat ? ctx.chat.promptTokens + ctx.chat.expectedOutputTokens : 0);
+    const limiters = redis?.limiters ?? memoryLimiters(limits);
 
     return {
       name: 'rate-limit',
@@ -73,31 +86,29 @@ export const rateLimit: PluginModule<typeof settings> = {
         scope: 'all',
         async handle(ctx, next) {
           const key = ctx.principal!.keyId;
-          const taken = estimate(ctx);
-          // A fresh id: the request id may come from the client, and the hour log needs unique entries.
-          const decision = await store.consume(key, taken, randomUUID());
-          Object.assign(ctx.responseHeaders, rateLimitHeaders(limits, decision));
-          if (!decision.admitted) {
-            const never = decision.retryAfterMs === Infinity;
-            throw new GatewayError('rate_limit_exceeded', {
-              type: decision.refusedBy === 'tokens' ? 'tokens' : 'requests',
-              param: never ? 'max_tokens' : null,
-              // Larger than a whole minute of tokens: waiting will not help.
-              headers: never ? { 'x-should-retry': 'false' } : retryHeaders(decision.retryAfterMs),
-            });
+          // Non-chat routes take no tokens; the store wants whole points.
+          const tokens = ctx.chat ? Math.ceil(ctx.chat.promptTokens + ctx.chat.expectedOutputTokens) : 0;
+          let admission: Admission;
+          try {
+            admission = await admit(limiters, limits, key, tokens);
+          } catch (error) {
+            // Only `refuse` lets a store error through: with `local` the insurance limiter answers.
+            if (!redis) throw error;
+            throw redis.failed(error as Error);
           }
+          if (admission.answeredLocally) deps.events.emit('fallback', { component: 'rate-limit', reason: 'redis_unavailable' });
+          else redis?.answered();
+          Object.assign(ctx.responseHeaders, rateLimitHeaders(admission.requests, admission.tokens));
+          if (!admission.admitted) throw refusal(admission);
           try {
             await next();
           } finally {
-            if (taken > 0) {
-              const used = consumedUsage(ctx)?.total_tokens ?? 0;
-              if (used !== taken) store.adjust(key, used - taken).catch((error: Error) => ctx.log.warn({ err: error.message }, 'rate limits: token correction failed'));
+            const taken = admission.tokensTaken;
+            if (taken) {
+              correctTokens(key, taken, consumedUsage(ctx)?.total_tokens ?? 0).catch((error: Error) => ctx.log.warn({ err: error.message }, 'rate limits: token correction failed'));
             }
           }
         },
-      },
-      async close() {
-        store.close?.();
       },
     };
   },

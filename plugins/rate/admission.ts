@@ -1,0 +1,157 @@
+// One request through a key's limiters, in order: requests (minute, then burst), hour, tokens. The
+// first that refuses decides. rate-limiter-flexible counts a consume even when it refuses it, so a
+// refusal gives back what every limiter took, the refusing one included: a refused request consumes
+// nothing, and a client retrying while limited does not eat its own allowance. (Until the give-back
+// lands, a simultaneous request of the same key may be refused that would otherwise have passed —
+// never admitted that should not have been.)
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { burstSize, CallTrace, type Limiters, type Limits } from './limiters.js';
+
+/** One limit as the x-ratelimit-* headers report it. */
+export interface Reading {
+  limit: number;
+  remaining: number;
+  resetMs: number;
+}
+
+/** Points a limiter counted for this request. */
+export interface Taken {
+  limiter: RateLimiterAbstract;
+  points: number;
+  /** When the window they were counted in ends (Date.now() scale). */
+  windowEndsAt: number;
+}
+
+export interface Admission {
+  admitted: boolean;
+  refusedBy?: 'requests' | 'tokens';
+  /** The request's tokens exceed the whole TPM: waiting will not help. */
+  never?: boolean;
+  /** Until the refusing limit (and any other found full) has room for this request. */
+  retryAfterMs: number;
+  /** The tighter of the minute-with-burst and the hour limits (fewer remaining). */
+  requests: Reading;
+  tokens: Reading;
+  /** What the tokens limiter took, to correct once the real usage is known. */
+  tokensTaken?: Taken;
+  /** A local limiter answered some call because Redis failed. */
+  answeredLocally: boolean;
+}
+
+type Outcome = { ok: boolean; res: RateLimiterRes };
+
+/** A consume's result, admitted or refused; a store error (not a RateLimiterRes) is thrown on. */
+async function outcome(consuming: Promise<RateLimiterRes>): Promise<Outcome> {
+  try {
+    return { ok: true, res: await consuming };
+  } catch (refusal) {
+    if (refusal instanceof RateLimiterRes) return { ok: false, res: refusal };
+    throw refusal;
+  }
+}
+
+/** What is left of `limit` after `res` (null: the key has no window open) once `given` came back. */
+function reading(limit: number, res: RateLimiterRes | null, given = 0): Reading {
+  if (!res || res.msBeforeNext < 0) return { limit, remaining: limit, resetMs: 0 };
+  return { limit, remaining: Math.max(0, limit - (res.consumedPoints - given)), resetMs: res.msBeforeNext };
+}
+
+/** What this request's consumes answered, per limit (none where it did not get that far). */
+interface Consumed {
+  requests?: Outcome;
+  hour?: Outcome;
+  tokens?: Outcome;
+}
+
+/**
+ * The limits as they stand after the decision: from the consumes, less what a refusal gave back
+ * (`givenBack`: 1 request, or the request's tokens), and read from the limiters it did not reach.
+ */
+async function readings(limiters: Limiters, limits: Limits, key: string, trace: CallTrace, consumed: Consumed, givenBack: boolean, tokens: number) {
+  const [minuteNow, burstNow, hourNow, tokensNow] = await Promise.all([
+    consumed.requests?.res ?? limiters.minute.get(key, trace),
+    limiters.burst?.get(key, trace) ?? null,
+    consumed.hour?.res ?? limiters.hour.get(key, trace),
+    consumed.tokens?.res ?? limiters.tokens.get(key, trace),
+  ]);
+  const back = (outcome: Outcome | undefined, points: number) => (outcome && givenBack ? points : 0);
+  const minuteAlone = reading(limits.rpm, minuteNow, back(consumed.requests, 1));
+  const burstAlone = limiters.burst ? reading(limiters.burst.points, burstNow).remaining : 0;
+  return {
+    // The minute with its burst: what a key may send right now, and when the minute's RPM come back.
+    minute: { limit: burstSize(limits), remaining: minuteAlone.remaining + burstAlone, resetMs: minuteAlone.resetMs },
+    hour: reading(limits.rph, hourNow, back(consumed.hour, 1)),
+    tokens: reading(limits.tpm, tokensNow, back(consumed.tokens, tokens)),
+  };
+}
+
+export async function admit(limiters: Limiters, limits: Limits, key: string, tokens: number): Promise<Admission> {
+  const trace = new CallTrace();
+  const taken: Taken[] = [];
+  const take = (limiter: RateLimiterAbstract, points: number, res: RateLimiterRes): Taken => {
+    const entry = { limiter, points, windowEndsAt: Date.now() + res.msBeforeNext };
+    taken.push(entry);
+    return entry;
+  };
+  const giveBack = () => Promise.all(taken.splice(0).map((entry) => entry.limiter.reward(key, entry.points, trace)));
+
+  try {
+    const consumed: Consumed = {};
+    let tokensTaken: Taken | undefined;
+    let refusedBy: Admission['refusedBy'];
+    const never = tokens > limits.tpm;
+    if (!never) {
+      const requests = (consumed.requests = await outcome(limiters.requests.consume(key, 1, trace)));
+      take(limiters.minute, 1, requests.res);
+      // The bursty limiter asks the burst limiter only once the minute's allowance is spent.
+      if (limiters.burst && requests.res.consumedPoints > limits.rpm) take(limiters.burst, 1, requests.res);
+      if (!requests.ok) refusedBy = 'requests';
+    }
+    if (consumed.requests?.ok) {
+      consumed.hour = await outcome(limiters.hour.consume(key, 1, trace));
+      take(limiters.hour, 1, consumed.hour.res);
+      if (!consumed.hour.ok) refusedBy = 'requests';
+    }
+    if (consumed.hour?.ok && tokens > 0) {
+      consumed.tokens = await outcome(limiters.tokens.consume(key, tokens, trace));
+      tokensTaken = take(limiters.tokens, tokens, consumed.tokens.res);
+      if (!consumed.tokens.ok) refusedBy = 'tokens';
+    }
+    const admitted = !never && refusedBy === undefined;
+    if (!admitted) await giveBack();
+
+    const now = await readings(limiters, limits, key, trace, consumed, !admitted, tokens);
+    let retryAfterMs = 0;
+    if (!admitted && !never) {
+      // Waiting for the refusing limit alone may not do: wait for every limit found without room.
+      const full = [now.minute.remaining < 1 && now.minute, now.hour.remaining < 1 && now.hour, now.tokens.remaining < tokens && now.tokens];
+      retryAfterMs = Math.max(...full.map((found) => (found ? found.resetMs : 0)));
+    }
+    return {
+      admitted,
+      refusedBy: never ? 'tokens' : refusedBy,
+      never,
+      retryAfterMs,
+      requests: now.hour.remaining < now.minute.remaining ? now.hour : now.minute,
+      tokens: now.tokens,
+      tokensTaken: admitted ? tokensTaken : undefined,
+      answeredLocally: trace.answeredLocally,
+    };
+  } catch (error) {
+    // The store failed (with MODELGATE_RATE_LIMIT_REDIS_FAILURE=refuse): the request will not go
+    // on, so give back what it took if Redis lets us, without waiting for it.
+    giveBack().catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * Corrects the tokens a request took by what it really used: gives back the difference while the
+ * window it was taken in lasts (once that window has ended, the estimate went with it), and takes
+ * an overrun in the current window.
+ */
+export async function correctTokens(key: string, taken: Taken, used: number): Promise<void> {
+  const delta = Math.ceil(used) - taken.points;
+  if (delta > 0) await taken.limiter.penalty(key, delta);
+  else if (delta < 0 && Date.now() < taken.windowEndsAt) await taken.limiter.reward(key, -delta);
+}
