@@ -6,10 +6,10 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { baseHeaders } from '../core/respond.js';
 import type { RequestContext } from '../core/context.js';
-import type { BudgetEvent, AlertEvent } from '../core/events.js';
+import type { BudgetEvent, AlertEvent, FallbackEvent } from '../core/events.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
 import { createFamilies } from './metrics/families.js';
-import { ALERT_ACTIONS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
+import { ALERT_ACTIONS, STORE_COMPONENTS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
 
 const settings = defineSettings({
   MODELGATE_METRICS_ENABLED: {
@@ -59,8 +59,11 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       f.budgetSpent.labels(event.period).set(event.spentUsd);
     };
     const onAlert = (event: AlertEvent) => f.alerts.labels(ALERT_ACTIONS.has(event.action) ? event.action : 'other').inc();
+    // Components are the gateway's own Redis-backed parts: a fixed, small set of label values.
+    const onFallback = (event: FallbackEvent) => f.storeFallbacks.labels(STORE_COMPONENTS.has(event.component) ? event.component : 'other').inc();
     deps.events.on('budget', onBudget);
     deps.events.on('alert', onAlert);
+    deps.events.on('fallback', onFallback);
 
     let refreshing = false;
     const refresh = () => {
@@ -160,6 +163,7 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         clearInterval(timer);
         deps.events.off('budget', onBudget);
         deps.events.off('alert', onAlert);
+        deps.events.off('fallback', onFallback);
       },
     };
   },

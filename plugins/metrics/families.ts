@@ -104,6 +104,12 @@ export function createFamilies(sources: Sources) {
     budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, registers }),
     budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, registers }),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
+    storeFallbacks: new Counter({
+      name: `${PREFIX}store_fallbacks_total`,
+      help: 'Requests a Redis-backed part answered without Redis (rate-limit: from local limits; cost-guard: refused) because Redis failed or was too slow.',
+      labelNames: ['component'] as const,
+      registers,
+    }),
     inflight: new Gauge({
       name: `${PREFIX}inflight_requests`,
       help: 'Requests being handled, the scrape itself included.',

@@ -49,6 +49,7 @@ export const REFUSAL_BY_KIND: Partial<Record<ErrorKindName, RefusalReason>> = {
 };
 
 export const ALERT_ACTIONS = new Set(['email', 'chat', 'webhook', 'pause']);
+export const STORE_COMPONENTS = new Set(['rate-limit', 'cost-guard']);
 
 /** Label children by their values, made once: cheaper per request than prom-client's labels(). */
 export class Children<T> {

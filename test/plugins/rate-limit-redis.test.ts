@@ -4,6 +4,7 @@
 // use the shared counters again once Redis answers.
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
+import { scrape } from '../helpers/metrics.js';
 import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { testPrefix, redisEnv, flushPrefix, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
@@ -175,6 +176,7 @@ t.test('a frozen Redis (SIGSTOP) makes requests fall back to local limits within
   for (let i = 0; i < 4; i++) local.push(await within(bounded(gateway), 10_000));
   t.same(local.map(statusOf), [200, 200, 429, 429], 'the local limiter enforces the same limits');
   t.equal(gateway.logs.filter((line) => line.msg === 'rate limits: Redis failed, using local limits').length, 1, 'the outage was logged once');
+  t.equal((await scrape(gateway.url)).value('modelgate_store_fallbacks_total', { component: 'rate-limit' }), fallbacks.length, 'and counted in the metrics');
 
   const refused = await within(
     call(refusing.gateway.url, '/models').catch(() => 'failed' as const),
