@@ -5,6 +5,9 @@
 import { defineSettings } from './settings.js';
 
 export const plannedSettings = defineSettings({
+  // The key store (dashboard keys, expiry, rotation)
+  MODELGATE_API_KEY_ROTATION_ENABLED: { type: 'boolean', default: false, description: 'Expire dashboard-created keys after MODELGATE_API_KEY_ROTATION_INTERVAL days.' },
+  MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, description: 'Days a rotated key lives.' },
   // Monitoring
   MODELGATE_METRICS_RETENTION: {
     type: 'integer',

@@ -17,12 +17,6 @@ const settings = defineSettings({
     variants: ['dev', 'staging', 'prod'],
     description: 'The bootstrap admin API key clients send as `Authorization: Bearer <key>`. Required; begins with uc_.',
   },
-  MODELGATE_API_KEY_ROTATION_ENABLED: {
-    type: 'boolean',
-    default: false,
-    description: 'Expire dashboard-created keys after MODELGATE_API_KEY_ROTATION_INTERVAL days (key store: not yet built).',
-  },
-  MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, description: 'Days a rotated key lives.' },
 });
 
 export interface KeyRecord extends Principal {
