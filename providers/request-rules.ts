@@ -5,6 +5,7 @@
 import { GatewayError } from '../core/errors.js';
 import type { CatalogModel } from '../core/catalog.js';
 import type { ChatMessage, ChatRequest } from '../core/chat-types.js';
+import { isObject } from './json-object.js';
 
 export type TextPart = { type: 'text'; text: string };
 export type ImagePart = { type: 'image_url'; image_url: { url: string; detail?: string } };
@@ -75,10 +76,6 @@ export function plainText(content: ChatMessage['content']): string {
 
 function isTextPart(part: { type: string }): part is TextPart {
   return part.type === 'text' && typeof (part as { text?: unknown }).text === 'string';
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export function clamp(value: number, min: number, max: number): number {

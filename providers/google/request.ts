@@ -5,6 +5,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolCall, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
 import { isHttpUrl, outputLimit, parseDataUrl, refuse, stopList, textOf, toolArguments } from '../openai-request.js';
+import { isObject } from '../json-object.js';
 import { toGeminiSchema } from './schema.js';
 
 /** Google's documented placeholder for a function call whose thought signature is unknown (Gemini 3 requires one). */
@@ -164,7 +165,7 @@ function functionResponse(messages: readonly ChatMessage[], i: number): Part {
     response = undefined;
   }
   // Google's convention: a result that is not an object goes under "output".
-  if (typeof response !== 'object' || response === null || Array.isArray(response)) response = { output: response === undefined ? text : response };
+  if (!isObject(response)) response = { output: response === undefined ? text : response };
   return { functionResponse: { name, response } };
 }
 

@@ -4,7 +4,8 @@
 // name; stream_options is never sent. Rules and sources: docs/providers/mistral.md.
 import type { ChatMessage, ChatRequest, FunctionTool, ResponseFormat, ToolChoice } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
-import { isObject, maxOutputTokens, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../request-rules.js';
+import { isObject } from '../json-object.js';
+import { maxOutputTokens, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../request-rules.js';
 
 /** Sampling fields Mistral takes under OpenAI's own names and ranges. */
 const SAME_NAME = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty'] as const;
