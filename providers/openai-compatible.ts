@@ -6,6 +6,8 @@ import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../core/chat
 import type { SseEvent } from '../core/sse.js';
 import { UpstreamError, parseRetryAfter, statusPolicy } from '../core/upstream-error.js';
 import type { Provider, StreamTranslator, TranslateContext, UpstreamRequest } from './types.js';
+import { isObject } from './json-object.js';
+import { badResponse, eventPayload } from './native-response.js';
 
 export interface OpenAICompatibleOptions {
   name: string;
@@ -98,14 +100,9 @@ class OpenAIStream implements StreamTranslator {
       this.finished = true;
       return [];
     }
-    let chunk: ChatChunk & { error?: unknown };
-    try {
-      chunk = JSON.parse(event.data);
-    } catch {
-      throw badResponse(this.provider, 'stream event is not JSON');
-    }
-    if (event.event === 'error' || (isObject(chunk) && 'error' in chunk)) throw streamError(this.provider, chunk.error);
-    if (!isObject(chunk) || !Array.isArray(chunk.choices)) throw badResponse(this.provider, 'stream chunk has no choices');
+    const chunk = eventPayload(this.provider, event) as ChatChunk & { error?: unknown };
+    if (event.event === 'error' || 'error' in chunk) throw streamError(this.provider, chunk.error);
+    if (!Array.isArray(chunk.choices)) throw badResponse(this.provider, 'stream chunk has no choices');
     if (chunk.usage) this.usage = chunk.usage;
     if (chunk.choices.some((choice) => choice.finish_reason)) this.finishReasonSeen = true;
     chunk.object = 'chat.completion.chunk';
@@ -117,22 +114,6 @@ class OpenAIStream implements StreamTranslator {
     if (this.finishReasonSeen) this.finished = true;
     return [];
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-export function badResponse(provider: string, why: string): UpstreamError {
-  return new UpstreamError({
-    provider,
-    reason: 'bad_response',
-    upstreamStatus: 200,
-    retryable: true,
-    status: 502,
-    message: `The ${provider} provider returned an invalid response: ${why}`,
-    code: 'bad_upstream_response',
-  });
 }
 
 function streamError(provider: string, error: unknown): UpstreamError {

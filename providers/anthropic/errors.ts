@@ -4,6 +4,7 @@
 // are 502 and not retried: the client's request is fine and retrying cannot help.
 import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
+import { isObject } from '../json-object.js';
 
 interface NativeError {
   type?: unknown;
@@ -28,8 +29,8 @@ const STATUS_OF_TYPE: Record<string, number> = {
 export function anthropicError(status: number, headers: IncomingHttpHeaders, text: string): UpstreamError {
   let error: NativeError = {};
   try {
-    const body = JSON.parse(text) as { error?: NativeError };
-    if (typeof body?.error === 'object' && body.error !== null) error = body.error;
+    const body: unknown = JSON.parse(text);
+    if (isObject(body) && isObject(body.error)) error = body.error;
   } catch {
     // not JSON (e.g. a proxy's HTML page): the status says enough
   }
@@ -37,7 +38,7 @@ export function anthropicError(status: number, headers: IncomingHttpHeaders, tex
 }
 
 export function anthropicStreamError(error: unknown): UpstreamError {
-  const native = (typeof error === 'object' && error !== null ? error : {}) as NativeError;
+  const native: NativeError = isObject(error) ? error : {};
   const status = (typeof native.type === 'string' && STATUS_OF_TYPE[native.type]) || 500;
   return normalize(status, native, 'stream_error', 200, undefined);
 }

@@ -3,7 +3,7 @@
 // messages become `tool_result` blocks, `max_tokens` is always set, sampling follows the model's rules.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { isHttpUrl, outputLimit, parseDataUrl, refuse, stopList, textOf, toolArguments } from '../openai-request.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, stopList, textOf, toolArguments } from '../openai-request.js';
 
 /** `max_tokens` when neither the client nor the catalog gives one (a bare model). */
 const FALLBACK_MAX_TOKENS = 4096;
@@ -18,7 +18,7 @@ interface NativeMessage {
 }
 
 export function toMessagesRequest(request: ChatRequest, model: CatalogModel, stream: boolean): Record<string, unknown> {
-  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw refuse('modalities', 'anthropic answers in text only');
+  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw invalidValue('modalities', 'anthropic answers in text only');
   const system: string[] = [];
   const messages: NativeMessage[] = [];
   request.messages.forEach((message, i) => {
@@ -38,7 +38,7 @@ export function toMessagesRequest(request: ChatRequest, model: CatalogModel, str
       case 'tool':
         return append(messages, { role: 'user', content: [toolResult(message)] });
       default:
-        throw refuse(`${param}.role`, `anthropic takes no '${message.role}' messages; send tool results as 'tool' messages`);
+        throw invalidValue(`${param}.role`, `anthropic takes no '${message.role}' messages; send tool results as 'tool' messages`);
     }
   });
 
@@ -108,22 +108,22 @@ function userBlock(part: ContentPart, param: string): Block {
   if (part.type === 'text') return { type: 'text', text: (part as { text: string }).text };
   if (part.type === 'image_url') return imageBlock((part as { image_url: { url: string } }).image_url.url, `${param}.image_url`);
   if (part.type === 'file') return documentBlock(part as unknown as { file: { file_data?: string } }, `${param}.file`);
-  throw refuse(`${param}.type`, `anthropic takes no '${part.type}' content`);
+  throw invalidValue(`${param}.type`, `anthropic takes no '${part.type}' content`);
 }
 
 function imageBlock(url: string, param: string): Block {
   const inline = parseDataUrl(url);
   if (inline) {
-    if (!IMAGE_TYPES.has(inline.mimeType)) throw refuse(param, `anthropic takes JPEG, PNG, GIF and WebP images, not ${inline.mimeType}`);
+    if (!IMAGE_TYPES.has(inline.mimeType)) throw invalidValue(param, `anthropic takes JPEG, PNG, GIF and WebP images, not ${inline.mimeType}`);
     return { type: 'image', source: { type: 'base64', media_type: inline.mimeType, data: inline.data } };
   }
   if (isHttpUrl(url)) return { type: 'image', source: { type: 'url', url } };
-  throw refuse(param, 'an image must be an http(s) URL or a base64 data: URL');
+  throw invalidValue(param, 'an image must be an http(s) URL or a base64 data: URL');
 }
 
 function documentBlock(part: { file: { file_data?: string } }, param: string): Block {
   const inline = typeof part.file.file_data === 'string' ? parseDataUrl(part.file.file_data) : undefined;
-  if (inline?.mimeType !== 'application/pdf') throw refuse(param, 'anthropic takes files only as base64 PDF data (file_data); file ids are OpenAI-only');
+  if (inline?.mimeType !== 'application/pdf') throw invalidValue(param, 'anthropic takes files only as base64 PDF data (file_data); file ids are OpenAI-only');
   return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: inline.data } };
 }
 

@@ -3,7 +3,8 @@
 // `cached_tokens` and cache writes `cache_write_tokens` so billing uses each one's price.
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
-import { badResponse } from '../openai-compatible.js';
+import { isObject } from '../json-object.js';
+import { badResponse } from '../native-response.js';
 
 export interface AnthropicUsage {
   input_tokens?: number | null;
@@ -55,7 +56,7 @@ interface NativeBlock {
 
 export function toCompletion(body: unknown, context: TranslateContext): ChatCompletion {
   const message = body as { id?: unknown; model?: unknown; content?: unknown; stop_reason?: unknown; usage?: AnthropicUsage };
-  if (typeof body !== 'object' || body === null || !Array.isArray(message.content)) throw badResponse('anthropic', 'the message has no content array');
+  if (!isObject(body) || !Array.isArray(message.content)) throw badResponse('anthropic', 'the message has no content array');
   let text: string | null = null;
   const toolCalls: ToolCall[] = [];
   for (const block of message.content as NativeBlock[]) {

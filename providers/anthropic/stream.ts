@@ -6,7 +6,7 @@ import type { ChatChunk, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 import { ChunkFactory } from '../openai-chunks.js';
-import { badResponse } from '../openai-compatible.js';
+import { badResponse, eventPayload } from '../native-response.js';
 import { anthropicStreamError } from './errors.js';
 import { finishReason, toUsage, type AnthropicUsage } from './response.js';
 
@@ -37,13 +37,7 @@ export class AnthropicStream implements StreamTranslator {
   }
 
   event(event: SseEvent): ChatChunk[] {
-    let payload: Payload;
-    try {
-      payload = JSON.parse(event.data) as Payload;
-    } catch {
-      throw badResponse('anthropic', `stream event ${event.event ?? ''} is not JSON`);
-    }
-    if (typeof payload !== 'object' || payload === null) throw badResponse('anthropic', 'stream event is not an object');
+    const payload = eventPayload('anthropic', event) as Payload;
     const type = payload.type ?? event.event;
     switch (type) {
       case 'message_start':

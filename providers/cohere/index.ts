@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
 import { UpstreamError, parseRetryAfter, statusPolicy } from '../../core/upstream-error.js';
-import { isObject } from '../request-rules.js';
+import { isObject } from '../json-object.js';
 import type { Provider, ProviderModule } from '../types.js';
 import { cohereBody } from './request.js';
 import { CohereStream, cohereCompletion } from './response.js';

@@ -4,7 +4,7 @@
 // model without vision. The whole table, with sources, is docs/providers/cohere.md.
 import type { ChatMessage, ChatRequest, FunctionTool, ResponseFormat } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
-import { clamp, maxOutputTokens, plainText, refuse, refuseOpenAIOnly, stopList, textContent, userContent } from '../request-rules.js';
+import { outputLimit, plainText, refuse, refuseOpenAIOnly, stopList, textContent, userContent } from '../openai-request.js';
 
 export function cohereBody(request: ChatRequest, context: TranslateContext): Record<string, unknown> {
   refuseOpenAIOnly(request, 'cohere');
@@ -15,10 +15,10 @@ export function cohereBody(request: ChatRequest, context: TranslateContext): Rec
   if (request.temperature != null) body.temperature = request.temperature;
   // Cohere's p lives in [0.01, 0.99]; OpenAI's top_p in [0, 1]. The nearest allowed value keeps the intent.
   if (request.top_p != null) body.p = clamp(request.top_p, 0.01, 0.99);
-  const maxTokens = maxOutputTokens(request);
+  const maxTokens = outputLimit(request);
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
   const stop = stopList(request);
-  if (stop) body.stop_sequences = stop;
+  if (stop.length > 0) body.stop_sequences = stop;
   if (request.seed != null) body.seed = request.seed;
   // Cohere's penalties live in [0, 1] and cannot be negative (no "encourage repetition").
   if (request.frequency_penalty != null) body.frequency_penalty = clamp(request.frequency_penalty, 0, 1);
@@ -39,7 +39,7 @@ function message(m: ChatMessage, at: string, context: TranslateContext): Record<
     case 'tool':
       return { role: 'tool', tool_call_id: m.tool_call_id, content: toolResult(m.content) };
     default:
-      return refuse(`${at}.role`, `The cohere provider has no '${m.role}' messages; send tool results as 'tool' messages.`);
+      throw refuse(`${at}.role`, `The cohere provider has no '${m.role}' messages; send tool results as 'tool' messages.`);
   }
 }
 
@@ -78,7 +78,7 @@ function tools(request: ChatRequest): Record<string, unknown> {
   else if (requested === 'required') choice = 'REQUIRED';
   else if (typeof requested === 'object') {
     offered = offered.filter((tool) => tool.function.name === requested.function.name);
-    if (offered.length === 0) refuse('tool_choice', `tool_choice names '${requested.function.name}', which is not one of the tools.`);
+    if (offered.length === 0) throw refuse('tool_choice', `tool_choice names '${requested.function.name}', which is not one of the tools.`);
     choice = 'REQUIRED';
   }
   const out: Record<string, unknown> = {
@@ -99,4 +99,8 @@ function responseFormat(format: ResponseFormat): Record<string, unknown> | undef
   if (format.type === 'json_object') return { type: 'json_object' };
   if (format.type === 'json_schema') return format.json_schema.schema ? { type: 'json_object', json_schema: format.json_schema.schema } : { type: 'json_object' };
   return undefined; // text is Cohere's default
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
 }

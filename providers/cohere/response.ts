@@ -4,9 +4,8 @@
 import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
 import { UpstreamError } from '../../core/upstream-error.js';
-import { badResponse } from '../openai-compatible.js';
-import { isObject } from '../request-rules.js';
-import { argumentsText, contentText, isCount, toolCall } from '../response-rules.js';
+import { isObject } from '../json-object.js';
+import { argumentsText, badResponse, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'cohere';
@@ -105,13 +104,7 @@ export class CohereStream implements StreamTranslator {
 
   event(event: SseEvent): ChatChunk[] {
     if (event.data === '[DONE]') return []; // the SDK's terminator; Cohere's own end is message-end
-    let payload: unknown;
-    try {
-      payload = JSON.parse(event.data);
-    } catch {
-      throw badResponse(PROVIDER, 'stream event is not JSON');
-    }
-    if (!isObject(payload)) throw badResponse(PROVIDER, 'stream event is not an object');
+    const payload = eventPayload(PROVIDER, event);
     const type = typeof payload.type === 'string' ? payload.type : event.event;
     if (type === 'error' || (type === undefined && typeof payload.message === 'string')) throw streamError(payload.message);
     const message = isObject(payload.delta) && isObject(payload.delta.message) ? payload.delta.message : {};

@@ -5,6 +5,7 @@
 // `Retry-After` or else the body's RetryInfo.retryDelay.
 import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
+import { isObject } from '../json-object.js';
 
 interface NativeError {
   code?: unknown;
@@ -24,8 +25,7 @@ export function googleError(status: number, headers: IncomingHttpHeaders, text: 
   try {
     let body = JSON.parse(text) as unknown;
     if (Array.isArray(body)) body = body[0]; // the non-SSE stream endpoint wraps responses in an array
-    const inner = (body as { error?: unknown } | null)?.error;
-    if (typeof inner === 'object' && inner !== null) error = inner as NativeError;
+    if (isObject(body) && isObject(body.error)) error = body.error;
   } catch {
     // not JSON: the status says enough
   }
@@ -33,7 +33,7 @@ export function googleError(status: number, headers: IncomingHttpHeaders, text: 
 }
 
 export function googleStreamError(error: unknown): UpstreamError {
-  const native = (typeof error === 'object' && error !== null ? error : {}) as NativeError;
+  const native: NativeError = isObject(error) ? error : {};
   const status = typeof native.code === 'number' && native.code >= 400 ? native.code : 500;
   return normalize(status, native, 'stream_error', 200, retryDelayMs(native));
 }

@@ -4,7 +4,8 @@
 // ids), thought signatures ride along on tool calls, parameters go in `generationConfig`.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolCall, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { isHttpUrl, outputLimit, parseDataUrl, refuse, stopList, textOf, toolArguments } from '../openai-request.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, stopList, textOf, toolArguments } from '../openai-request.js';
+import { isObject } from '../json-object.js';
 import { toGeminiSchema } from './schema.js';
 
 /** Google's documented placeholder for a function call whose thought signature is unknown (Gemini 3 requires one). */
@@ -28,7 +29,7 @@ function requiresSignatures(nativeId: string): boolean {
 }
 
 export function toGenerateContentRequest(request: ChatRequest, model: CatalogModel): Record<string, unknown> {
-  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw refuse('modalities', 'google is asked for text only by this gateway');
+  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw invalidValue('modalities', 'google is asked for text only by this gateway');
   const system: Part[] = [];
   const contents: Content[] = [];
   request.messages.forEach((message, i) => {
@@ -45,7 +46,7 @@ export function toGenerateContentRequest(request: ChatRequest, model: CatalogMod
       case 'tool':
         return append(contents, 'user', [functionResponse(request.messages, i)]);
       default:
-        throw refuse(`${param}.role`, `google takes no '${message.role}' messages; send tool results as 'tool' messages`);
+        throw invalidValue(`${param}.role`, `google takes no '${message.role}' messages; send tool results as 'tool' messages`);
     }
   });
 
@@ -84,7 +85,7 @@ function generationConfig(request: ChatRequest, model: CatalogModel): Record<str
     if (!isLegacyGemini(model.native_id)) config.responseJsonSchema = schema;
     else {
       const converted = toGeminiSchema(schema, true);
-      if (!converted) throw refuse('response_format.json_schema.schema', `${model.native_id} takes only the OpenAPI subset of JSON Schema (no $ref, oneOf, open additionalProperties)`);
+      if (!converted) throw invalidValue('response_format.json_schema.schema', `${model.native_id} takes only the OpenAPI subset of JSON Schema (no $ref, oneOf, open additionalProperties)`);
       config.responseSchema = converted;
     }
   }
@@ -109,21 +110,21 @@ function userPart(part: ContentPart, param: string): Part {
   if (part.type === 'image_url') return imagePart(typed.image_url.url, `${param}.image_url`);
   if (part.type === 'input_audio') {
     const mimeType = AUDIO_TYPES[typed.input_audio.format ?? ''];
-    if (!mimeType || typeof typed.input_audio.data !== 'string') throw refuse(`${param}.input_audio`, 'google takes input_audio as base64 data in wav or mp3 format');
+    if (!mimeType || typeof typed.input_audio.data !== 'string') throw invalidValue(`${param}.input_audio`, 'google takes input_audio as base64 data in wav or mp3 format');
     return { inlineData: { mimeType, data: typed.input_audio.data } };
   }
   if (part.type === 'file') {
     const inline = typeof typed.file.file_data === 'string' ? parseDataUrl(typed.file.file_data) : undefined;
-    if (!inline) throw refuse(`${param}.file`, 'google takes files as base64 data: URLs (file_data); file ids are OpenAI-only');
+    if (!inline) throw invalidValue(`${param}.file`, 'google takes files as base64 data: URLs (file_data); file ids are OpenAI-only');
     return { inlineData: inline };
   }
-  throw refuse(`${param}.type`, `google takes no '${part.type}' content`);
+  throw invalidValue(`${param}.type`, `google takes no '${part.type}' content`);
 }
 
 function imagePart(url: string, param: string): Part {
   const inline = parseDataUrl(url);
   if (inline) return { inlineData: inline };
-  if (!isHttpUrl(url)) throw refuse(param, 'an image must be an http(s) URL or a base64 data: URL');
+  if (!isHttpUrl(url)) throw invalidValue(param, 'an image must be an http(s) URL or a base64 data: URL');
   const extension = /\.([a-z0-9]+)$/i.exec(url.split(/[?#]/)[0]!)?.[1]?.toLowerCase() ?? '';
   return { fileData: { mimeType: IMAGE_EXTENSIONS[extension] ?? 'image/jpeg', fileUri: url } };
 }
@@ -155,7 +156,7 @@ function functionResponse(messages: readonly ChatMessage[], i: number): Part {
   for (let k = i - 1; k >= 0 && name === undefined; k--) {
     name = messages[k]!.tool_calls?.find((call) => call.id === message.tool_call_id)?.function.name;
   }
-  if (name === undefined) throw refuse(`messages[${i}].tool_call_id`, `google matches tool results by function name, and no earlier assistant tool call has id '${message.tool_call_id}'`);
+  if (name === undefined) throw invalidValue(`messages[${i}].tool_call_id`, `google matches tool results by function name, and no earlier assistant tool call has id '${message.tool_call_id}'`);
   const text = textOf(message.content);
   let response: unknown;
   try {
@@ -164,7 +165,7 @@ function functionResponse(messages: readonly ChatMessage[], i: number): Part {
     response = undefined;
   }
   // Google's convention: a result that is not an object goes under "output".
-  if (typeof response !== 'object' || response === null || Array.isArray(response)) response = { output: response === undefined ? text : response };
+  if (!isObject(response)) response = { output: response === undefined ? text : response };
   return { functionResponse: { name, response } };
 }
 

@@ -4,7 +4,8 @@
 // `tool_calls` when the answer calls functions), usageMetadata → usage with thoughts as reasoning.
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
-import { badResponse } from '../openai-compatible.js';
+import { isObject } from '../json-object.js';
+import { badResponse } from '../native-response.js';
 
 export interface UsageMetadata {
   promptTokenCount?: number;
@@ -80,10 +81,11 @@ export function textOfParts(parts: NativePart[]): string {
 }
 
 export function toCompletion(body: unknown, context: TranslateContext): ChatCompletion {
-  const response = (Array.isArray(body) ? body[0] : body) as NativeResponse;
-  if (typeof response !== 'object' || response === null || (!Array.isArray(response.candidates) && !response.promptFeedback)) {
+  const native: unknown = Array.isArray(body) ? body[0] : body;
+  if (!isObject(native) || (!Array.isArray(native.candidates) && !native.promptFeedback)) {
     throw badResponse('google', 'the response has neither candidates nor promptFeedback');
   }
+  const response = native as NativeResponse;
   const candidate = response.candidates?.[0];
   const parts = Array.isArray(candidate?.content?.parts) ? candidate.content.parts : [];
   const toolCalls = parts.filter((part) => part.functionCall).map((part, index) => toToolCall(part, index, context));

@@ -2,6 +2,7 @@
 // function parameters and, on models before Gemini 2.5, for response schemas. A schema the subset
 // cannot express (`$ref`, `oneOf`, open `additionalProperties`, mixed type unions, non-string enums,
 // objects without properties) converts to undefined, and the caller sends JSON Schema instead.
+import { isObject } from '../json-object.js';
 
 /** Keywords the subset has under the same name and meaning. */
 const KEPT = new Set([
@@ -15,9 +16,9 @@ const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'objec
  * generated properties alphabetically, which matters for response schemas, not for parameters.
  */
 export function toGeminiSchema(schema: unknown, ordered = false): Record<string, unknown> | undefined {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  if (!isObject(schema)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema as Record<string, unknown>)) {
+  for (const [key, value] of Object.entries(schema)) {
     if (key === '$schema') continue; // a dialect marker, not a constraint
     if (key === 'additionalProperties') {
       if (value === false) continue; // Gemini produces declared properties only

@@ -6,7 +6,7 @@ import type { ChatChunk, ChunkToolCall, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 import { ChunkFactory } from '../openai-chunks.js';
-import { badResponse } from '../openai-compatible.js';
+import { eventPayload } from '../native-response.js';
 import { googleStreamError } from './errors.js';
 import { finishReason, textOfParts, toToolCall, toUsage, type NativeResponse, type UsageMetadata } from './response.js';
 
@@ -26,13 +26,7 @@ export class GeminiStream implements StreamTranslator {
   }
 
   event(event: SseEvent): ChatChunk[] {
-    let response: NativeResponse;
-    try {
-      response = JSON.parse(event.data) as NativeResponse;
-    } catch {
-      throw badResponse('google', 'stream event is not JSON');
-    }
-    if (typeof response !== 'object' || response === null) throw badResponse('google', 'stream event is not an object');
+    const response = eventPayload('google', event) as NativeResponse;
     if (response.error !== undefined) throw googleStreamError(response.error);
     if (!this.identified) {
       this.identified = true;

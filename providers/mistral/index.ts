@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
 import { UpstreamError, parseRetryAfter, statusPolicy } from '../../core/upstream-error.js';
 import { openAIError } from '../openai-compatible.js';
-import { isObject } from '../request-rules.js';
+import { isObject } from '../json-object.js';
 import type { Provider, ProviderModule } from '../types.js';
 import { mistralBody } from './request.js';
 import { MistralStream, mistralCompletion } from './response.js';

@@ -4,7 +4,8 @@
 // name; stream_options is never sent. Rules and sources: docs/providers/mistral.md.
 import type { ChatMessage, ChatRequest, FunctionTool, ResponseFormat, ToolChoice } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
-import { isObject, maxOutputTokens, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../request-rules.js';
+import { isObject } from '../json-object.js';
+import { outputLimit, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../openai-request.js';
 
 /** Sampling fields Mistral takes under OpenAI's own names and ranges. */
 const SAME_NAME = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty'] as const;
@@ -13,7 +14,7 @@ export function mistralBody(request: ChatRequest, context: TranslateContext): Re
   refuseOpenAIOnly(request, 'mistral');
   const body: Record<string, unknown> = { model: context.model.native_id, messages: messages(request.messages, context) };
   for (const field of SAME_NAME) if (request[field] != null) body[field] = request[field];
-  const maxTokens = maxOutputTokens(request);
+  const maxTokens = outputLimit(request);
   if (maxTokens !== undefined) body.max_tokens = maxTokens;
   // Mistral takes a string or a list, as OpenAI does.
   if (request.stop != null && request.stop.length > 0) body.stop = request.stop;
@@ -49,7 +50,7 @@ function messages(list: ChatMessage[], context: TranslateContext): Record<string
         return { role: 'tool', tool_call_id: m.tool_call_id, ...(name ? { name } : {}), content: textContent(m.content) };
       }
       default:
-        return refuse(`${at}.role`, `The mistral provider has no '${m.role}' messages; send tool results as 'tool' messages.`);
+        throw refuse(`${at}.role`, `The mistral provider has no '${m.role}' messages; send tool results as 'tool' messages.`);
     }
   });
 }

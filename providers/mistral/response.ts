@@ -5,9 +5,8 @@
 import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
 import { UpstreamError } from '../../core/upstream-error.js';
-import { badResponse } from '../openai-compatible.js';
-import { isObject } from '../request-rules.js';
-import { argumentsText, contentText, isCount, toolCall } from '../response-rules.js';
+import { isObject } from '../json-object.js';
+import { argumentsText, badResponse, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'mistral';
@@ -100,13 +99,7 @@ export class MistralStream implements StreamTranslator {
       this.finished = true;
       return this.usageChunk();
     }
-    let payload: unknown;
-    try {
-      payload = JSON.parse(event.data);
-    } catch {
-      throw badResponse(PROVIDER, 'stream event is not JSON');
-    }
-    if (!isObject(payload)) throw badResponse(PROVIDER, 'stream event is not an object');
+    const payload = eventPayload(PROVIDER, event);
     if (event.event === 'error' || payload.object === 'error' || 'error' in payload || 'detail' in payload) throw streamError(payload);
     if (!Array.isArray(payload.choices)) throw badResponse(PROVIDER, 'stream chunk has no choices');
     if (typeof payload.id === 'string') this.id = payload.id;

@@ -2,7 +2,7 @@
 // The shared Redis on 6379 is never touched: other test files use it at the same time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
-import { Redis } from 'ioredis';
+import { answersPing } from './redis.js';
 
 export interface PrivateRedis {
   port: number;
@@ -23,25 +23,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function answers(port: number): Promise<boolean> {
-  const redis = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; i < 100 && !(await answers(port)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-  if (!(await answers(port))) throw new Error(`private redis-server on ${port} did not answer`);
+  for (let i = 0; i < 100 && !(await answersPing(port)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  if (!(await answersPing(port))) throw new Error(`private redis-server on ${port} did not answer`);
   return {
     port,
     pause: () => void child.kill('SIGSTOP'),

@@ -1,11 +1,25 @@
-// The real Redis for tests of Redis-backed behaviour (never a mock). test/setup/redis.ts makes sure
-// one answers on 127.0.0.1:6379 before any test runs; each test file takes its own key prefix so
-// files running in parallel never see each other's keys.
+// The real Redis for tests of Redis-backed behaviour (never a mock): where it is, whether a server
+// answers PING (test/setup/redis.ts asks before any test runs, private-redis.ts asks its own), and a
+// key prefix per test file, so files running in parallel never see each other's keys.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 
 export const REDIS_HOST = '127.0.0.1';
 export const REDIS_PORT = 6379;
+
+/** Whether a Redis server on `port` answers PING; false (never a throw) when nothing listens or it does not answer. */
+export async function answersPing(port = REDIS_PORT): Promise<boolean> {
+  const redis = new Redis({ host: REDIS_HOST, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    return (await redis.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
 
 /** A prefix no other test uses, e.g. `modelgate-test:3f9a1c:`. */
 export function testPrefix(): string {

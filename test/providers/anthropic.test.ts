@@ -11,7 +11,7 @@ import type { TranslateContext } from '../../providers/types.js';
 import { JSON_MODE_INSTRUCTION } from '../../providers/anthropic/request.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
-import { replay, textOf, toCrlf, withoutCreated } from '../helpers/transcript.js';
+import { replayUntilError, streamedText, toCrlf, withoutCreated } from '../helpers/replay.js';
 
 const catalog = loadCatalog();
 const sonnet = catalog.get('anthropic', 'claude-sonnet-4-5')!;
@@ -304,7 +304,7 @@ for (const [framing, transcript] of [
   t.test(`stream.sse (${framing}) becomes role, text, finish and usage chunks, each schema-valid`, async (t) => {
     for (const pieceSize of [transcript.length, 7]) {
       const translator = provider.streamTranslator(context(true));
-      const { chunks, error } = replay(translator, transcript, pieceSize);
+      const { chunks, error } = replayUntilError(translator, transcript, pieceSize);
       t.equal(error, undefined);
       for (const chunk of chunks) t.equal(checkChunk(chunk), null);
       t.strictSame(withoutCreated(chunks), [
@@ -319,10 +319,10 @@ for (const [framing, transcript] of [
 
 t.test('stream-tool-use.sse becomes one tool call at index 0 whose arguments assemble to the input', async (t) => {
   const translator = provider.streamTranslator(context(true));
-  const { chunks, error } = replay(translator, fixture('anthropic/stream-tool-use.sse'));
+  const { chunks, error } = replayUntilError(translator, fixture('anthropic/stream-tool-use.sse'));
   t.equal(error, undefined);
   for (const chunk of chunks) t.equal(checkChunk(chunk), null);
-  t.equal(textOf(chunks), "I'll check the current weather in Paris for you.");
+  t.equal(streamedText(chunks), "I'll check the current weather in Paris for you.");
   const calls = chunks.flatMap((chunk) => chunk.choices[0]?.delta.tool_calls ?? []);
   t.same(calls[0], { index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', type: 'function', function: { name: 'get_weather', arguments: '' } });
   t.ok(calls.every((call) => call.index === 0));
@@ -334,8 +334,8 @@ t.test('stream-tool-use.sse becomes one tool call at index 0 whose arguments ass
 
 t.test('an error event in the stream throws a retryable UpstreamError after the content before it', async (t) => {
   const translator = provider.streamTranslator(context(true));
-  const { chunks, error } = replay(translator, fixture('anthropic/stream-error-overloaded.sse'));
-  t.equal(textOf(chunks), 'The capital');
+  const { chunks, error } = replayUntilError(translator, fixture('anthropic/stream-error-overloaded.sse'));
+  t.equal(streamedText(chunks), 'The capital');
   t.ok(isUpstreamError(error));
   t.match(error, { reason: 'stream_error', upstreamStatus: 200, status: 503, retryable: true, message: 'Overloaded', type: 'overloaded_error' });
 });
@@ -343,9 +343,9 @@ t.test('an error event in the stream throws a retryable UpstreamError after the 
 t.test('a stream that ends before message_delta has not finished (core reports it truncated)', async (t) => {
   const cut = fixture('anthropic/stream.sse').split('event: content_block_stop')[0]!;
   const translator = provider.streamTranslator(context(true));
-  const { chunks, error } = replay(translator, cut);
+  const { chunks, error } = replayUntilError(translator, cut);
   t.equal(error, undefined);
-  t.equal(textOf(chunks), 'The capital of France is Paris.');
+  t.equal(streamedText(chunks), 'The capital of France is Paris.');
   t.equal(translator.finished, false);
   t.notOk(chunks.some((chunk) => chunk.usage), 'no usage chunk for an unfinished answer');
 });

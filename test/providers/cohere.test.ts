@@ -10,7 +10,8 @@ import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.j
 import type { TranslateContext } from '../../providers/types.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
-import { crlf, replay, streamedText } from '../helpers/replay.js';
+import { replay, streamedText, toCrlf } from '../helpers/replay.js';
+import { rejection } from '../helpers/rejection.js';
 
 const provider = cohere.create({ COHERE_API_KEY: 'co-key', COHERE_BASE_URL: 'https://api.cohere.com/' });
 const model = loadCatalog().get('cohere', 'command-a-03-2025')!;
@@ -56,15 +57,6 @@ const withToolResult: ChatRequest = {
   tool_choice: 'auto',
   parallel_tool_calls: true,
 };
-
-function rejection(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 t.test('the canonical request becomes request.json: stop_sequences, max_tokens, no user or n', async (t) => {
   t.strictSame(translate(simple), fixtureJson('cohere/request.json'));
@@ -180,7 +172,7 @@ t.test('finish reasons map as providers.md §5; ERROR and TIMEOUT are failed att
   t.match(rejection(() => provider.chatResponse({ id: 'x' }, context())), { reason: 'bad_response', status: 502 });
 });
 
-for (const [framing, transform] of [['LF', (s: string) => s], ['CRLF', crlf]] as const) {
+for (const [framing, transform] of [['LF', (s: string) => s], ['CRLF', toCrlf]] as const) {
   t.test(`stream.sse (${framing}) streams the text, then the finish, then the usage chunk`, async (t) => {
     const translator = provider.streamTranslator(context(true));
     const chunks = replay(translator, transform(fixture('cohere/stream.sse')));

@@ -11,7 +11,7 @@ import type { TranslateContext } from '../../providers/types.js';
 import { SKIP_SIGNATURE } from '../../providers/google/request.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
-import { replay, textOf, toLf, withoutCreated } from '../helpers/transcript.js';
+import { replayUntilError, streamedText, toLf, withoutCreated } from '../helpers/replay.js';
 
 const catalog = loadCatalog();
 const flash = catalog.get('google', 'gemini-2.5-flash')!;
@@ -299,7 +299,7 @@ for (const [framing, transcript] of [
     t.equal(framing.startsWith('CRLF'), transcript.includes('\r\n'), 'the framing under test');
     for (const pieceSize of [transcript.length, 5]) {
       const translator = provider.streamTranslator(context(true));
-      const { chunks, error } = replay(translator, transcript, pieceSize);
+      const { chunks, error } = replayUntilError(translator, transcript, pieceSize);
       t.equal(error, undefined);
       for (const c of chunks) t.equal(checkChunk(c), null);
       t.strictSame(withoutCreated(chunks), [
@@ -315,7 +315,7 @@ for (const [framing, transcript] of [
 
 t.test('stream-function-call.sse becomes one whole tool call at index 0 and finish_reason tool_calls', async (t) => {
   const translator = provider.streamTranslator(context(true));
-  const { chunks, error } = replay(translator, fixture('gemini/stream-function-call.sse'));
+  const { chunks, error } = replayUntilError(translator, fixture('gemini/stream-function-call.sse'));
   t.equal(error, undefined);
   for (const c of chunks) t.equal(checkChunk(c), null);
   const call = { index: 0, id: 'call_req1_0', type: 'function', function: { name: 'weather', arguments: '{"location":"San Francisco"}' } };
@@ -331,16 +331,16 @@ t.test('stream-function-call.sse becomes one whole tool call at index 0 and fini
 t.test('an error object inside the stream throws an UpstreamError after the content before it', async (t) => {
   const first = fixture('gemini/stream.sse').split('\r\n\r\n')[0]!;
   const overloaded = `${first}\r\n\r\ndata: ${JSON.stringify(fixtureJson('gemini/error-503.json'))}\r\n\r\n`;
-  const { chunks, error } = replay(provider.streamTranslator(context(true)), overloaded);
-  t.equal(textOf(chunks), 'The capital of France');
+  const { chunks, error } = replayUntilError(provider.streamTranslator(context(true)), overloaded);
+  t.equal(streamedText(chunks), 'The capital of France');
   t.ok(isUpstreamError(error));
   t.match(error, { reason: 'stream_error', upstreamStatus: 200, status: 503, retryable: true, message: 'The model is overloaded. Please try again later.' });
 });
 
 t.test('a stream that ends without a finishReason has not finished', async (t) => {
   const translator = provider.streamTranslator(context(true));
-  const { chunks } = replay(translator, fixture('gemini/stream.sse').split('\r\n\r\n').slice(0, 2).join('\r\n\r\n'));
-  t.equal(textOf(chunks), 'The capital of France is Paris.');
+  const { chunks } = replayUntilError(translator, fixture('gemini/stream.sse').split('\r\n\r\n').slice(0, 2).join('\r\n\r\n'));
+  t.equal(streamedText(chunks), 'The capital of France is Paris.');
   t.equal(translator.finished, false);
   t.notOk(chunks.some((c) => c.usage));
 });

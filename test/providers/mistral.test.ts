@@ -9,7 +9,8 @@ import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.j
 import type { TranslateContext } from '../../providers/types.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
-import { crlf, replay, streamedText } from '../helpers/replay.js';
+import { replay, streamedText, toCrlf } from '../helpers/replay.js';
+import { rejection } from '../helpers/rejection.js';
 
 const provider = mistral.create({ MISTRAL_API_KEY: 'mi-key', MISTRAL_BASE_URL: 'https://api.mistral.ai' });
 const catalog = loadCatalog();
@@ -54,15 +55,6 @@ const withToolResult: ChatRequest = {
   tool_choice: 'auto',
   parallel_tool_calls: true,
 };
-
-function rejection(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  return undefined;
-}
 
 t.test('the canonical request becomes request.json: random_seed, no user or n', async (t) => {
   t.strictSame(translate(simple), fixtureJson('mistral/request.json'));
@@ -168,7 +160,7 @@ t.test('finish reasons: model_length is length; error is a failed attempt; cache
   t.equal(thinking.choices[0]!.message.content, 'Paris.', 'thinking chunks are not the answer');
 });
 
-for (const [framing, transform] of [['LF', (s: string) => s], ['CRLF', crlf]] as const) {
+for (const [framing, transform] of [['LF', (s: string) => s], ['CRLF', toCrlf]] as const) {
   t.test(`stream.sse (${framing}): text, finish without usage, then OpenAI's usage chunk`, async (t) => {
     const translator = provider.streamTranslator(context(true));
     const chunks = replay(translator, transform(fixture('mistral/stream.sse')));
