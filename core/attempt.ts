@@ -8,7 +8,7 @@ import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
 import { SseParser, SseWriter } from './sse.js';
-import { UpstreamError, isUpstreamError } from './upstream-error.js';
+import { badResponse, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
 import type { StreamTranslator, TranslateContext } from '../providers/types.js';
@@ -44,13 +44,13 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
       try {
         json = JSON.parse(buffer.toString('utf8'));
       } catch {
-        throw invalid(name, 'the body is not JSON');
+        throw badResponse(name, 'the body is not JSON');
       }
       return { kind: 'completion', completion: target.provider.chatResponse(json, context) };
     }
     if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
       response.destroy();
-      throw invalid(name, `a stream was requested but the content-type is ${String(response.headers['content-type'])}`);
+      throw badResponse(name, `a stream was requested but the content-type is ${String(response.headers['content-type'])}`);
     }
     const stream = new UpstreamStream(ctx, name, response, target.provider.streamTranslator(context));
     await stream.prime(signal);
@@ -121,7 +121,7 @@ export class UpstreamStream {
     let idle: NodeJS.Timeout | undefined;
     const armIdle = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => this.response.destroy(timeoutError(this.provider, idleTimeoutMs)), idleTimeoutMs);
+      idle = setTimeout(() => this.response.destroy(timedOut(this.provider, idleTimeoutMs)), idleTimeoutMs);
     };
     const started = performance.now();
     try {
@@ -142,7 +142,7 @@ export class UpstreamStream {
       } else {
         ctx.outcome.interrupted = 'upstream_error';
         const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal);
-        const failure = isUpstreamError(transport) ? transport : connectionError(this.provider, transport);
+        const failure = isUpstreamError(transport) ? transport : unreachable(this.provider, transport);
         ctx.log.warn({ requestId: ctx.id, provider: this.provider, reason: failure.reason, err: failure.message }, 'stream failed after the first byte');
         writer.error(failure.toBody());
         writer.close();
@@ -167,15 +167,7 @@ export class UpstreamStream {
     for (const chunk of this.translator.end()) this.take(chunk);
     this.ended = true;
     if (!this.translator.finished) {
-      throw new UpstreamError({
-        provider: this.provider,
-        reason: 'stream_truncated',
-        upstreamStatus: 200,
-        retryable: true,
-        status: 502,
-        message: `The ${this.provider} provider ended the stream before the answer was complete`,
-        code: 'stream_truncated',
-      });
+      throw truncatedStream(this.provider);
     }
   }
 
@@ -216,52 +208,13 @@ export function recordUsage(ctx: RequestContext, target: Target, usage: Usage | 
   ctx.outcome.cost = usage ? costOf(target.model, usage) : undefined;
 }
 
-function invalid(provider: string, why: string): UpstreamError {
-  return new UpstreamError({
-    provider,
-    reason: 'bad_response',
-    upstreamStatus: 200,
-    retryable: true,
-    status: 502,
-    message: `The ${provider} provider returned an invalid response: ${why}`,
-    code: 'bad_upstream_response',
-  });
-}
-
-function timeoutError(provider: string, ms?: number): UpstreamError {
-  return new UpstreamError({
-    provider,
-    reason: 'timeout',
-    upstreamStatus: 0,
-    retryable: true,
-    status: 504,
-    message: `The ${provider} provider did not answer ${ms ? `within ${ms} ms` : 'in time'}`,
-    type: 'timeout_error',
-    code: 'upstream_timeout',
-  });
-}
-
 /** A failure below HTTP: the client left (rethrown as is), a timeout, or a connection problem. */
 function transportError(provider: string, error: Error, signal: AbortSignal): Error {
   if (isUpstreamError(error)) return error;
   if (error instanceof AbortedError || error.name === 'AbortError') {
     const reason = signal.reason as { name?: string } | undefined;
-    if (reason?.name === 'TimeoutError' || reason?.name === 'TaskCancelledError') return timeoutError(provider);
+    if (reason?.name === 'TimeoutError' || reason?.name === 'TaskCancelledError') return timedOut(provider);
     return error instanceof AbortedError ? error : new AbortedError(error.message);
   }
-  return connectionError(provider, error);
-}
-
-function connectionError(provider: string, error: Error): UpstreamError {
-  const code = (error as NodeJS.ErrnoException).code;
-  return new UpstreamError({
-    provider,
-    reason: 'connection',
-    upstreamStatus: 0,
-    retryable: true,
-    status: 503,
-    message: `Could not reach the ${provider} provider${code ? ` (${code})` : ''}`,
-    type: 'service_unavailable_error',
-    code: 'upstream_connection_error',
-  });
+  return unreachable(provider, error);
 }

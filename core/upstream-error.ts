@@ -110,3 +110,59 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
+
+// The failures every provider can have below its own protocol, built in one place.
+
+/** A 200 whose body its protocol does not allow: retryable (another try, or provider, may do better). */
+export function badResponse(provider: string, why: string): UpstreamError {
+  return new UpstreamError({
+    provider,
+    reason: 'bad_response',
+    upstreamStatus: 200,
+    retryable: true,
+    status: 502,
+    message: `The ${provider} provider returned an invalid response: ${why}`,
+    code: 'bad_upstream_response',
+  });
+}
+
+/** The stream ended before the provider said the answer was complete. */
+export function truncatedStream(provider: string): UpstreamError {
+  return new UpstreamError({
+    provider,
+    reason: 'stream_truncated',
+    upstreamStatus: 200,
+    retryable: true,
+    status: 502,
+    message: `The ${provider} provider ended the stream before the answer was complete`,
+    code: 'stream_truncated',
+  });
+}
+
+export function timedOut(provider: string, ms?: number): UpstreamError {
+  return new UpstreamError({
+    provider,
+    reason: 'timeout',
+    upstreamStatus: 0,
+    retryable: true,
+    status: 504,
+    message: `The ${provider} provider did not answer ${ms ? `within ${ms} ms` : 'in time'}`,
+    type: 'timeout_error',
+    code: 'upstream_timeout',
+  });
+}
+
+/** Refused, reset, unresolvable: no HTTP answer at all. */
+export function unreachable(provider: string, error: Error): UpstreamError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UpstreamError({
+    provider,
+    reason: 'connection',
+    upstreamStatus: 0,
+    retryable: true,
+    status: 503,
+    message: `Could not reach the ${provider} provider${code ? ` (${code})` : ''}`,
+    type: 'service_unavailable_error',
+    code: 'upstream_connection_error',
+  });
+}

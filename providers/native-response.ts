@@ -4,20 +4,8 @@
 // items are not); a tool call needs an id and a name, and its arguments become a JSON string.
 import type { ToolCall } from '../core/chat-types.js';
 import type { SseEvent } from '../core/sse.js';
-import { UpstreamError } from '../core/upstream-error.js';
+import { badResponse } from '../core/upstream-error.js';
 import { isObject } from './json-object.js';
-
-export function badResponse(provider: string, why: string): UpstreamError {
-  return new UpstreamError({
-    provider,
-    reason: 'bad_response',
-    upstreamStatus: 200,
-    retryable: true,
-    status: 502,
-    message: `The ${provider} provider returned an invalid response: ${why}`,
-    code: 'bad_upstream_response',
-  });
-}
 
 /** An SSE event's data as the JSON object every streaming protocol here sends; anything else is a bad response. */
 export function eventPayload(provider: string, event: SseEvent): Record<string, unknown> {

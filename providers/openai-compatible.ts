@@ -4,10 +4,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../core/chat-types.js';
 import type { SseEvent } from '../core/sse.js';
-import { UpstreamError, parseRetryAfter, statusPolicy } from '../core/upstream-error.js';
+import { UpstreamError, parseRetryAfter, statusPolicy, badResponse } from '../core/upstream-error.js';
 import type { Provider, StreamTranslator, TranslateContext, UpstreamRequest } from './types.js';
 import { isObject } from './json-object.js';
-import { badResponse, eventPayload } from './native-response.js';
+import { eventPayload } from './native-response.js';
 
 export interface OpenAICompatibleOptions {
   name: string;

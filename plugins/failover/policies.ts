@@ -22,7 +22,7 @@ import {
   type CircuitBreakerPolicy,
   type RetryPolicy,
 } from 'cockatiel';
-import { isUpstreamError, UpstreamError } from '../../core/upstream-error.js';
+import { isUpstreamError, timedOut } from '../../core/upstream-error.js';
 import type { CircuitState as HealthCircuit, HealthRegistry } from '../../core/health.js';
 
 export interface RetryConfig {
@@ -122,16 +122,7 @@ export class AttemptTimeout {
       return await this.policy.execute(({ signal: inner }) => fn(inner), signal);
     } catch (error) {
       if (error instanceof TaskCancelledError && !signal.aborted) {
-        throw new UpstreamError({
-          provider,
-          reason: 'timeout',
-          upstreamStatus: 0,
-          retryable: true,
-          status: 504,
-          message: `The ${provider} provider did not answer within ${this.ms} ms`,
-          type: 'timeout_error',
-          code: 'upstream_timeout',
-        });
+        throw timedOut(provider, this.ms);
       }
       throw error;
     }

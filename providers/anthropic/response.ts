@@ -1,10 +1,10 @@
 // Anthropic Message → OpenAI chat completion, and the two mappings streams share: stop_reason →
 // finish_reason (providers.md §5) and Anthropic usage → OpenAI usage, where cache reads are
 // `cached_tokens` and cache writes `cache_write_tokens` so billing uses each one's price.
+import { badResponse } from '../../core/upstream-error.js';
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
 import { isObject } from '../json-object.js';
-import { badResponse } from '../native-response.js';
 
 export interface AnthropicUsage {
   input_tokens?: number | null;

@@ -2,11 +2,12 @@
 // the role chunk and the prompt usage, text and tool_use blocks become content and tool-call deltas
 // (tool indexes count tool blocks only), message_delta the finish reason, message_stop the end.
 // An `error` event throws; ping, thinking and unknown events are skipped.
+import { badResponse } from '../../core/upstream-error.js';
 import type { ChatChunk, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 import { ChunkFactory } from '../openai-chunks.js';
-import { badResponse, eventPayload } from '../native-response.js';
+import { eventPayload } from '../native-response.js';
 import { anthropicStreamError } from './errors.js';
 import { finishReason, toUsage, type AnthropicUsage } from './response.js';
 

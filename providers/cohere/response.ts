@@ -3,9 +3,9 @@
 // left out; finish reasons ERROR/TIMEOUT and error events become UpstreamErrors (docs/providers/cohere.md).
 import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import { UpstreamError } from '../../core/upstream-error.js';
+import { UpstreamError, badResponse } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
-import { argumentsText, badResponse, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
+import { argumentsText, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'cohere';

@@ -2,10 +2,10 @@
 // text and tool calls (ids synthesized from the request id, since Gemini gives none; thought
 // signatures kept in `extra_content.google`), finishReason → finish_reason (providers.md §5, with
 // `tool_calls` when the answer calls functions), usageMetadata → usage with thoughts as reasoning.
+import { badResponse } from '../../core/upstream-error.js';
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
 import type { TranslateContext } from '../types.js';
 import { isObject } from '../json-object.js';
-import { badResponse } from '../native-response.js';
 
 export interface UsageMetadata {
   promptTokenCount?: number;

@@ -4,9 +4,9 @@
 // `model_length` is `length`, `error` is a failed attempt. See docs/providers/mistral.md.
 import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import { UpstreamError } from '../../core/upstream-error.js';
+import { UpstreamError, badResponse } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
-import { argumentsText, badResponse, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
+import { argumentsText, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'mistral';
