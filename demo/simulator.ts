@@ -2,7 +2,7 @@
 // like a real provider would, latencies by model class (time to first token, then a steady token
 // rate), a tool call when the request offers tools, and occasional failures (429/5xx) so failover
 // has something to do. Each provider's wire format is in demo/protocols/.
-import { countTextTokens, estimatePromptTokens } from '../core/tokens.js';
+import { estimateTextTokens, estimatePromptTokens } from '../core/tokens.js';
 import type { ChatRequest } from '../core/chat-types.js';
 
 export interface SimulatedAnswer {
@@ -62,7 +62,7 @@ export class Simulator {
         text: '',
         toolCall: { id: `call_sim${++sequence}`, name: tool.function.name, arguments: args },
         promptTokens,
-        completionTokens: countTextTokens(tool.function.name + args) + 5,
+        completionTokens: estimateTextTokens(tool.function.name + args) + 5,
         finish: 'tool_calls',
         ...this.scaled(delays),
       };
@@ -76,7 +76,7 @@ export class Simulator {
       finish = 'length';
     }
     const text = pieces.join('');
-    return { pieces, text, promptTokens, completionTokens: countTextTokens(text), finish, ...this.scaled(delays) };
+    return { pieces, text, promptTokens, completionTokens: estimateTextTokens(text), finish, ...this.scaled(delays) };
   }
 
   sleep(ms: number): Promise<void> {

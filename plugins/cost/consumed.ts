@@ -2,7 +2,7 @@
 // stream that ended early or never reported usage — the estimated prompt plus the generated text
 // counted with the tokenizer. A cache hit consumed nothing; a request that failed before any
 // content was generated consumed nothing either (providers do not bill those).
-import { countTextTokens } from '../../core/tokens.js';
+import { estimateTextTokens } from '../../core/tokens.js';
 import type { Usage } from '../../core/chat-types.js';
 import type { RequestContext } from '../../core/context.js';
 
@@ -18,6 +18,6 @@ export function consumedUsage(ctx: RequestContext): Usage | undefined {
   // A client that left while a provider was answering is billed for the prompt at least.
   const answered = text.length > 0 || outcome.completion !== undefined || outcome.interrupted !== undefined || (ctx.signal.aborted && outcome.attempts > 0 && !ctx.error);
   if (!answered) return undefined;
-  const completion = text.length > 0 ? countTextTokens(text.join('')) : 0;
+  const completion = text.length > 0 ? estimateTextTokens(text.join('')) : 0;
   return { prompt_tokens: chat.promptTokens, completion_tokens: completion, total_tokens: chat.promptTokens + completion };
 }

@@ -1,0 +1,69 @@
+// The token estimator against OpenAI's o200k encoding (gpt-tokenizer, a dev dependency used only
+// here): close on natural text of many scripts, linear in time on adversarial text, never above the
+// cheap upper bound the router uses.
+import t from 'tap';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { estimatePromptTokens, estimateTextTokens, promptTokensUpperBound } from '../../core/tokens.js';
+import type { ChatRequest } from '../../core/chat-types.js';
+
+const natural: Record<string, string> = {
+  english:
+    'The quick brown fox jumps over the lazy dog. In 1905, Albert Einstein published four groundbreaking papers that changed physics forever, including special relativity and the photoelectric effect. Please summarize the following contract in three bullet points, focusing on termination clauses and liabilities.',
+  code: 'function fib(n: number): number {\n  if (n < 2) return n;\n  return fib(n - 1) + fib(n - 2);\n}\nconst result = [1, 2, 3].map((x) => ({ id: x, name: `item-${x}`, tags: ["a", "b"] }));\nconsole.log(JSON.stringify(result, null, 2));',
+  json: '{"model":"gpt-4o-mini","messages":[{"role":"user","content":"hello"}],"temperature":0.2,"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}',
+  chinese: '人工智能是计算机科学的一个分支，它企图了解智能的实质，并生产出一种新的能以人类智能相似的方式做出反应的智能机器。该领域的研究包括机器人、语言识别、图像识别、自然语言处理和专家系统等。',
+  japanese: '人工知能とは、人間の知的能力をコンピュータ上で実現する様々な技術・ソフトウェア・コンピュータシステムのことです。東京は日本の首都であり、世界最大の都市圏の一つです。',
+  korean: '인공지능은 인간의 학습능력, 추론능력, 지각능력을 인공적으로 구현하려는 컴퓨터 과학의 세부분야 중 하나이다. 서울은 대한민국의 수도이다.',
+  russian: 'Искусственный интеллект — свойство интеллектуальных систем выполнять творческие функции, которые традиционно считаются прерогативой человека. Москва является столицей России.',
+  german: 'Künstliche Intelligenz ist ein Teilgebiet der Informatik, das sich mit der Automatisierung intelligenten Verhaltens und dem maschinellen Lernen befasst. Die Größe der Städte wächst.',
+  arabic: 'الذكاء الاصطناعي هو سلوك وخصائص معينة تتسم بها البرامج الحاسوبية تجعلها تحاكي القدرات الذهنية البشرية وأنماط عملها.',
+  hindi: 'कृत्रिम बुद्धिमत्ता कंप्यूटर विज्ञान की एक शाखा है जो मशीनों को बुद्धिमान बनाने से संबंधित है।',
+  emoji: 'Great job team! 🎉🚀🔥 Let us celebrate 🥳🍾 and then ship it ✅✅✅ tomorrow 😀😃😄.',
+  markdown: '## Summary\n\n- **Revenue** grew 12% year over year to $4.2B.\n- Operating margin: 18.5% (vs. 17.1%).\n\n| Region | Q1 | Q2 |\n|---|---|---|\n| EMEA | 1.2 | 1.3 |\n',
+  base64: Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7919) % 256)).toString('base64'),
+};
+
+t.test('natural text of many scripts lands within -25%..+45% of o200k', async (t) => {
+  for (const [name, text] of Object.entries(natural)) {
+    const ratio = estimateTextTokens(text) / countTokens(text);
+    t.ok(ratio >= 0.75 && ratio <= 1.45, `${name}: estimate / o200k = ${ratio.toFixed(2)}`);
+  }
+});
+
+t.test('time is linear even on the text that makes BPE slow, and bounded per request', async (t) => {
+  const rareCjk = Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('');
+  const started = performance.now();
+  const estimated = estimateTextTokens(rareCjk);
+  const elapsed = performance.now() - started;
+  t.equal(estimated, 200_000, 'one token per ideograph');
+  // Not a timing assertion on the machine: BPE on this text takes seconds, the estimate milliseconds.
+  t.ok(elapsed < 2000, `200k rare ideographs estimated in ${elapsed.toFixed(1)} ms`);
+  const huge = 'word '.repeat(2_000_000); // 10M characters: beyond the per-request scan budget
+  const request: ChatRequest = { model: 'x', messages: [{ role: 'user', content: huge }] };
+  const tokens = estimatePromptTokens(request);
+  t.ok(Math.abs(tokens - 2_000_000) < 20, `extrapolated past the budget: ${tokens}`);
+});
+
+t.test('the prompt estimate adds the message overhead and flat image counts, and stays under the upper bound', async (t) => {
+  const request: ChatRequest = {
+    model: 'x',
+    messages: [
+      { role: 'system', content: natural.english! },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: natural.chinese! },
+          { type: 'image_url', image_url: { url: 'https://example.com/a.png', detail: 'low' } },
+          { type: 'image_url', image_url: { url: 'https://example.com/b.png' } },
+        ],
+      },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{"q":"paris"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: natural.json! },
+    ],
+    tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+  };
+  const estimate = estimatePromptTokens(request);
+  const text = estimateTextTokens(natural.english!) + estimateTextTokens(natural.chinese!) + estimateTextTokens(natural.json!);
+  t.ok(estimate >= 3 + 4 * 3 + 85 + 765 + text, `overhead and images counted: ${estimate}`);
+  t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), 'never above the bound the router checks first');
+});
