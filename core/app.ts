@@ -119,6 +119,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   const steps = plugins.flatMap((plugin) => (plugin.step ? [plugin.step] : []));
   const chatSteps = steps;
   const apiSteps = steps.filter((step: Step) => step.scope !== 'chat');
+  const publicSteps = steps.filter((step: Step) => step.scope === 'public');
   const chatRoute: Route = {
     method: 'POST',
     path: '/v1/chat/completions',
@@ -141,7 +142,11 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger,
     logging: values as LoggingSettings,
     routes,
-    chainFor: (route): Handler => compose(route === chatRoute ? chatSteps : apiSteps, route.handle),
+    chainFor: (route): Handler => {
+      if (route.open) return route.handle;
+      if (route.public) return compose(publicSteps, route.handle);
+      return compose(route === chatRoute ? chatSteps : apiSteps, route.handle);
+    },
     observers: plugins.filter((plugin) => plugin.observe),
   });
 

@@ -106,6 +106,8 @@ export interface RequestContext {
    * GatewayError to refuse; the request then ends with it, and no upstream call is made.
    */
   beforeAttempt: Array<(target: Target) => Promise<void> | void>;
+  /** The client left before the response ended (reported as status 499). */
+  clientGone?: boolean;
   /** The status sent, and the error if the response was an error. */
   status?: number;
   error?: GatewayError;

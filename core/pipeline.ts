@@ -19,8 +19,12 @@ export type Next = () => Promise<void>;
 
 export interface Step {
   readonly name: string;
-  /** `chat`: only POST /v1/chat/completions passes through it. Default: every authenticated /v1 route. */
-  readonly scope?: 'all' | 'chat';
+  /**
+   * Which routes pass through it. `chat`: only POST /v1/chat/completions. `all` (default): every
+   * route that needs a key. `public`: also the routes that need none (e.g. /metrics), except those
+   * marked `open`.
+   */
+  readonly scope?: 'public' | 'all' | 'chat';
   handle(ctx: RequestContext, next: Next): Promise<void>;
 }
 
@@ -28,8 +32,10 @@ export interface Route {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
   /** `/v1/providers/{provider}/test` style; segments in braces become ctx.params. */
   path: string;
-  /** Public routes skip the pipeline (no key needed). */
+  /** No key needed: only steps of scope `public` run (e.g. the IP filter). */
   public?: boolean;
+  /** Not even those: reachable from anywhere (the health check load balancers probe). */
+  open?: boolean;
   handle(ctx: RequestContext): Promise<void>;
 }
 

@@ -24,6 +24,7 @@ export function coreRoutes(deps: CoreRouteDeps): Route[] {
       method: 'GET',
       path: '/v1/health',
       public: true,
+      open: true,
       async handle(ctx) {
         const configured = [...deps.providers.values()].filter((p) => p.configured).map((p) => p.name);
         const shuttingDown = deps.isShuttingDown();

@@ -26,6 +26,8 @@ export interface ServerOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** After the shutdown timeout cut the remaining connections: how long their pipelines may take to settle. */
+const SETTLE_AFTER_CLOSE_MS = 3000;
 
 interface CompiledRoute {
   route: Route;
@@ -45,7 +47,7 @@ export class GatewayServer {
   constructor(private readonly options: ServerOptions) {
     for (const route of options.routes) {
       const names: string[] = [];
-      const compiled: CompiledRoute = { route, names, run: route.public ? route.handle : options.chainFor(route) };
+      const compiled: CompiledRoute = { route, names, run: options.chainFor(route) };
       if (route.path.includes('{')) {
         const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
           names.push(name);
@@ -83,18 +85,25 @@ export class GatewayServer {
       this.server.closeIdleConnections();
       if (this.inflight.size > 0) {
         this.options.logger.info({ inflight: this.inflight.size }, 'shutting down: waiting for in-flight requests');
-        let timer: NodeJS.Timeout | undefined;
-        await Promise.race([
-          new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
-          new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.shutdownTimeoutMs))),
-        ]);
-        clearTimeout(timer);
+        await this.drained(this.options.shutdownTimeoutMs);
         if (this.inflight.size > 0) this.options.logger.warn({ inflight: this.inflight.size }, 'shutdown timeout: closing remaining requests');
       }
       this.server.closeAllConnections();
+      // Cut requests unwind (upstream closed, usage billed) before the stores close behind them.
+      if (this.inflight.size > 0) await this.drained(SETTLE_AFTER_CLOSE_MS);
       await closed;
     })();
     return this.closing;
+  }
+
+  /** Resolves when no request is in flight, or after `ms`. */
+  private async drained(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => this.idleWaiters.push(resolve)),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
+    clearTimeout(timer);
   }
 
   private match(method: string, path: string): { compiled: CompiledRoute; params: Record<string, string> } {
@@ -105,7 +114,7 @@ export class GatewayServer {
         const found = compiled.pattern!.exec(path);
         if (!found) continue;
         candidates = [...(candidates ?? []), compiled];
-        params = Object.fromEntries(compiled.names.map((name, i) => [name, decodeURIComponent(found[i + 1]!)]));
+        params = Object.fromEntries(compiled.names.map((name, i) => [name, decodePathSegment(found[i + 1]!, name)]));
       }
     }
     if (!candidates) throw new GatewayError('route_not_found', { message: `Unknown endpoint: ${method} ${path}` });
@@ -147,9 +156,18 @@ export class GatewayServer {
     };
     this.inflight.add(ctx);
     if (this.closing) res.setHeader('connection', 'close');
+    // A request is over when its response has closed AND its pipeline has settled: a client that
+    // leaves mid-stream closes the response first, while the cost guard is still billing.
+    let closed = false;
+    let settled = false;
+    const over = () => closed && settled && this.finish(ctx);
     res.once('close', () => {
-      if (!res.writableFinished) abort.abort(new Error('client disconnected'));
-      this.finish(ctx);
+      if (!res.writableFinished) {
+        ctx.clientGone = true;
+        abort.abort(new Error('client disconnected'));
+      }
+      closed = true;
+      over();
     });
     try {
       const { compiled, params } = this.match(ctx.method, path);
@@ -159,6 +177,9 @@ export class GatewayServer {
       if (!res.headersSent && !ctx.signal.aborted) throw new Error(`no response from ${ctx.route}`);
     } catch (error) {
       this.fail(ctx, error);
+    } finally {
+      settled = true;
+      over();
     }
   }
 
@@ -177,7 +198,9 @@ export class GatewayServer {
 
   private finish(ctx: RequestContext): void {
     this.inflight.delete(ctx);
-    if (ctx.status === undefined) ctx.status = ctx.res.headersSent ? ctx.res.statusCode : 499;
+    // 499 (nginx's "client closed request"): the client left before the response ended.
+    if (ctx.clientGone) ctx.status = 499;
+    else ctx.status ??= ctx.res.statusCode;
     for (const observer of this.options.observers) {
       try {
         observer.observe!(ctx);
@@ -224,6 +247,14 @@ export class GatewayServer {
     if (logging.MODELGATE_LOG_REQUESTS && ctx.chat) line.request = ctx.chat.body;
     if (logging.MODELGATE_LOG_RESPONSES) line.response = outcome.completion ?? (outcome.generated.length > 0 ? outcome.generated.join('') : undefined);
     logger.info(line, 'request');
+  }
+}
+
+function decodePathSegment(segment: string, name: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new GatewayError('bad_request', { param: name, message: `Invalid value for '${name}': not a valid percent-encoded path segment.` });
   }
 }
 

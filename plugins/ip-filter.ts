@@ -1,7 +1,7 @@
 // IP filter: refuses (403) requests from MODELGATE_BLOCKED_IPS, and with
 // MODELGATE_IP_WHITELISTING_ENABLED every address outside MODELGATE_ALLOWED_IPS. The client is the
 // TCP peer, or the address a MODELGATE_TRUSTED_PROXIES proxy reports in X-Forwarded-For. It runs
-// first, before auth, on every keyed /v1 route; /v1/health stays open for load balancers.
+// first, before auth, on every route, /metrics included; only /v1/health stays open (load balancers).
 import ipaddr from 'ipaddr.js';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { ConfigError } from '../core/config.js';
@@ -114,7 +114,7 @@ export const ipFilter: PluginModule<typeof settings> = {
       name: 'ip-filter',
       step: {
         name: 'ip-filter',
-        scope: 'all',
+        scope: 'public',
         async handle(ctx, next) {
           const client = clientAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers['x-forwarded-for'], trusted);
           if (!client) throw refuse(ctx, 'unreadable X-Forwarded-For from a trusted proxy');

@@ -5,7 +5,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import OpenAI from 'openai';
 import { projectRoot } from '../../core/paths.js';
-import { startGateway, call, GATEWAY_KEY } from '../helpers/gateway.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, sse, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 
@@ -103,6 +106,33 @@ t.test('SIGTERM lets an in-flight stream finish, refuses new connections, then e
   }
   t.equal(text, 'The capital of France is Paris.', 'the stream that was in flight finished whole');
   t.equal(await run.exit, 0);
+});
+
+t.test('a stream cut by the shutdown timeout is still billed before the ledger closes', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'modelgate-shutdown-'));
+  const env = {
+    ...PROTOCOL_ONLY,
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_DATA_DIR: dataDir,
+    MODELGATE_SHUTDOWN_TIMEOUT: '200',
+  };
+  upstream.reset();
+  upstream.next(sse(fixture('openai/stream.sse'), { delayMs: 400 }));
+  const gateway = await startGateway(env);
+  const stream = await gateway.client().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], stream: true });
+  let closing: Promise<void> | undefined;
+  try {
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content && !closing) closing = gateway.close();
+  } catch {
+    // the connection is cut when the shutdown timeout passes
+  }
+  await closing;
+  const reopened = await startGateway(env);
+  t.teardown(() => reopened.close());
+  const usage = (await call(reopened.url, '/usage')).json;
+  t.equal(usage.budgets.day.requests, 1, 'the cut request was recorded');
+  t.ok(usage.budgets.day.spent_usd > 0, `and billed: $${usage.budgets.day.spent_usd}`);
 });
 
 t.end();

@@ -90,9 +90,11 @@ t.test('the client address is read right to left through trusted proxies', async
   t.equal(clientAddress('10.0.0.1', '10.0.0.2', trusted)?.toString(), '10.0.0.2', 'all hops trusted: the leftmost');
 });
 
-t.test('/v1/health stays open to refused addresses (load balancers probe it)', async (t) => {
+t.test('/v1/health stays open to refused addresses (load balancers probe it); /metrics does not', async (t) => {
   await withGateway({ MODELGATE_BLOCKED_IPS: '127.0.0.1' }, async (gateway) => {
     t.equal((await call(gateway.url, '/health', { key: null })).status, 200);
+    const metrics = await fetch(`${gateway.url.replace(/\/v1$/, '')}/metrics`);
+    t.equal(metrics.status, 403, 'spend and traffic are not shown to a refused address');
   });
 });
 

@@ -3,7 +3,7 @@
 import t, { type Test } from 'tap';
 import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, json, sleep, sse, type FakeProvider } from '../helpers/fake-provider.js';
 import { scrape, type Sample } from '../helpers/metrics.js';
 import { GatewayError } from '../../core/errors.js';
 import { newOutcome, type RequestContext } from '../../core/context.js';
@@ -94,6 +94,27 @@ t.test('after known traffic, every request is counted once with bounded labels, 
 
   const again = await scrape(gateway.url);
   t.equal(again.value('modelgate_requests_total', { route: 'GET /metrics', provider: 'none', model: 'none', status: '200', cache: 'none' }), 1, 'the previous scrape is counted too');
+});
+
+t.test('a stream the client leaves is counted once, as 499, with the cost it ran up', async (t) => {
+  const gateway = await start({ MODELGATE_CACHE_ENABLED: 'false' });
+  t.teardown(() => gateway.close());
+  upstream.next(sse(fixture('openai/stream.sse'), { delayMs: 150 }));
+  const controller = new AbortController();
+  const stream = await gateway.client().chat.completions.create({ ...ask('Leave early'), stream: true }, { signal: controller.signal });
+  try {
+    for await (const chunk of stream) if (chunk.choices[0]?.delta.content) controller.abort();
+  } catch {
+    // aborted
+  }
+  let m = await scrape(gateway.url);
+  for (let i = 0; i < 100 && !m.value('modelgate_requests_total', { route: CHAT, provider: 'openai', model: 'gpt-4o-mini', status: '499', cache: 'none' }); i++) {
+    await sleep(20);
+    m = await scrape(gateway.url);
+  }
+  t.equal(m.value('modelgate_requests_total', { route: CHAT, provider: 'openai', model: 'gpt-4o-mini', status: '499', cache: 'none' }), 1);
+  t.notOk(m.value('modelgate_requests_total', { route: CHAT, provider: 'openai', model: 'gpt-4o-mini', status: '200', cache: 'none' }), 'not also as a 200');
+  t.ok((m.value('modelgate_cost_usd_total', { provider: 'openai', model: 'gpt-4o-mini' }) ?? 0) > 0, 'the generated tokens were billed and counted');
 });
 
 t.test('models a provider serves outside the catalog are labelled other', async (t) => {
