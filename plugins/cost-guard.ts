@@ -168,7 +168,9 @@ export const costGuard: PluginModule<typeof settings> = {
       const hit = ctx.outcome.cache === 'HIT';
       if (!held && !hit) return;
       const billed = held ? bill(ctx, held.model) : 0;
-      if (held && ctx.outcome.cost === undefined && billed > 0) ctx.outcome.cost = billed;
+      // The cost on the outcome (metrics, logs) is what is billed: also for a model priced by the
+      // unpriced default, and for a stream cut short, whose last usage report was partial.
+      if (held && billed > 0 && (ctx.outcome.cost === undefined || ctx.outcome.interrupted)) ctx.outcome.cost = billed;
       const nano = toNano(billed);
       const used = consumedUsage(ctx);
       const target = ctx.outcome.target;
