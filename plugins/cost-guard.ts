@@ -172,7 +172,8 @@ export const costGuard: PluginModule<typeof settings> = {
       // unpriced default, and for a stream cut short, whose last usage report was partial.
       if (held && billed > 0 && (ctx.outcome.cost === undefined || ctx.outcome.interrupted)) ctx.outcome.cost = billed;
       const nano = toNano(billed);
-      const used = consumedUsage(ctx);
+      // A cache hit costs nothing, but its tokens were served: usage counts them.
+      const used = hit ? ctx.outcome.usage : consumedUsage(ctx);
       const target = ctx.outcome.target;
       usage.record({
         at: Date.now(),

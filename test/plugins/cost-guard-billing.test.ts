@@ -1,10 +1,11 @@
-// What the cost guard bills, through the gateway (embedded store): a stream cut short is billed for
-// what was generated even when its provider reported a partial usage early (Anthropic's
-// message_start says output_tokens: 1).
+// What the cost guard bills and records, through the gateway (embedded store): a stream cut short is
+// billed for what was generated even when its provider reported a partial usage early (Anthropic's
+// message_start says output_tokens: 1); a cache hit costs nothing but its tokens count in usage.
 import t from 'tap';
 import type OpenAI from 'openai';
 import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
-import { PROVIDER_KEYS } from '../helpers/fakes.js';
+import { PROVIDER_KEYS, startFakeOpenAI } from '../helpers/fakes.js';
+import { chatRequest, FIXTURE_COST, near, testCatalog } from '../helpers/money.js';
 import { FakeProvider, sleep, sse } from '../helpers/fake-provider.js';
 import { countTextTokens } from '../../core/tokens.js';
 import { costOf } from '../../core/catalog.js';
@@ -87,4 +88,29 @@ t.test('an Anthropic stream the provider breaks mid-way is billed for the text g
   const day = await settled(gateway, 1);
   t.equal(day.prompt_tokens, 19);
   t.equal(day.completion_tokens, countTextTokens(whole), 'every generated token is billed');
+});
+
+t.test('a cache hit costs nothing, and usage counts its request, its tokens, the hit and what it saved', async (t) => {
+  const upstream = await startFakeOpenAI();
+  t.teardown(() => upstream.close());
+  const gateway = await startGateway({
+    ...PROTOCOL_ONLY,
+    MODELGATE_CACHE_ENABLED: 'true',
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: testCatalog(),
+  });
+  t.teardown(() => gateway.close());
+  const body = JSON.stringify(chatRequest(64));
+  t.equal((await call(gateway.url, '/chat/completions', { body })).headers.get('x-modelgate-cache'), 'MISS');
+  t.equal((await call(gateway.url, '/chat/completions', { body })).headers.get('x-modelgate-cache'), 'HIT');
+  t.equal(upstream.requests.length, 1);
+  const day = await settled(gateway, 2);
+  t.equal(day.requests, 2);
+  t.equal(day.cache_hits, 1);
+  t.equal(day.prompt_tokens, 2 * 24, "both requests' prompt tokens (24 each, as the fixture reports)");
+  t.equal(day.completion_tokens, 2 * 8, "both requests' completion tokens");
+  t.ok(near(day.spent_usd, FIXTURE_COST), `only the first was billed: $${day.spent_usd}`);
+  t.ok(near(day.cost_usd, FIXTURE_COST));
+  t.ok(near(day.saved_usd, FIXTURE_COST), `the hit saved what the first cost: $${day.saved_usd}`);
 });
