@@ -89,9 +89,20 @@ end
 return after
 `;
 
+// KEYS: fired marker, pause. ARGV: fired at (ms), marker ttl ms, pause json ('' for none), pause
+// ttl ms. → 1 for the first caller. The pause is written first: should it fail, the script stops
+// before the marker, and the rule fires on a later call.
+const FIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
+
 type Scripted = Redis & {
   modelgateBudgetReserve(...args: Array<string | number>): Promise<[number, ...Array<number | string>]>;
   modelgateBudgetSettle(...args: Array<string | number>): Promise<number[]>;
+  modelgateBudgetFire(...args: Array<string | number>): Promise<number>;
 };
 
 interface Unsettled {
@@ -112,6 +123,7 @@ export class RedisBudget implements BudgetStore {
   ) {
     redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 8, lua: RESERVE });
     redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 7, lua: SETTLE });
+    redis.defineCommand('modelgateBudgetFire', { numberOfKeys: 2, lua: FIRE });
     this.redis = redis as Scripted;
     this.timer = setInterval(() => void this.retry(), RETRY_MS);
     this.timer.unref();
@@ -212,13 +224,18 @@ export class RedisBudget implements BudgetStore {
     };
   }
 
-  async fireOnce(period: Period, rule: string): Promise<boolean> {
-    const ttl = Math.max(1000, period.resetsAt - Date.now() + 86_400_000);
-    return (await this.redis.set(keys.fired(period, rule), String(Date.now()), 'PX', ttl, 'NX')) === 'OK';
-  }
-
-  async pause(state: PauseState): Promise<void> {
-    await this.redis.set(keys.pause, JSON.stringify(state), 'PX', Math.max(1, state.until - Date.now()));
+  async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
+    const now = Date.now();
+    const ttl = Math.max(1000, period.resetsAt - now + 86_400_000);
+    const fired = await this.redis.modelgateBudgetFire(
+      keys.fired(period, rule),
+      keys.pause,
+      String(now),
+      ttl,
+      pause ? JSON.stringify(pause) : '',
+      pause ? Math.max(1, pause.until - now) : 0,
+    );
+    return fired === 1;
   }
 
   async resume(): Promise<boolean> {

@@ -234,4 +234,24 @@ t.test('the store: a settlement sent twice counts once, and a reservation that a
   t.equal(snapshot.spent.day, 300);
 });
 
+t.test('the store: a pause rule is marked fired and pauses in one script, the first time only', async (t) => {
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
+  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
+  t.teardown(async () => {
+    await budget.close();
+    redis.disconnect();
+  });
+  const day = currentPeriods().day;
+  const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+  t.equal(await budget.fireOnce(day, '0.5:email'), true);
+  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'an e-mail rule does not pause');
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), true);
+  t.same((await budget.snapshot(currentPeriods())).pause, pause);
+  t.equal(await budget.resume(), true);
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
+  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
+});
+
 t.end();
