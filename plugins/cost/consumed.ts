@@ -5,7 +5,8 @@
 //   prompt as reported (else estimated), and as completion the larger of the reported count and the
 //   generated text counted with the tokenizer — a report sent early, such as the `output_tokens: 1`
 //   of Anthropic's message_start, is not the final count;
-// - no answer at all: nothing (the cost guard decides what a call that never answered costs).
+// - no answer at all: nothing. (What a call that never answered costs is decided by its failure:
+//   cost/attempts.ts.)
 // A cache hit consumed nothing from a provider.
 import { countTextTokens } from '../../core/tokens.js';
 import type { Usage } from '../../core/chat-types.js';
@@ -27,8 +28,6 @@ export function consumedUsage(ctx: RequestContext): Usage | undefined {
     return { ...reported, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
   if (reported) return reported;
-  // A client that left while a provider was answering is billed for the prompt at least.
-  const answered = outcome.completion !== undefined || text.length > 0 || (ctx.signal.aborted && outcome.attempts > 0 && !ctx.error);
-  if (!answered) return undefined;
+  if (outcome.completion === undefined && text.length === 0) return undefined;
   return { prompt_tokens: chat.promptTokens, completion_tokens: counted, total_tokens: chat.promptTokens + counted };
 }
