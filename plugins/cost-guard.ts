@@ -1,7 +1,8 @@
 // Cost guard: before each upstream attempt, refuses (429 insufficient_quota) what passes
 // MODELGATE_MAX_COST_PER_REQUEST or the DAILY/WEEKLY/MONTHLY_COST_LIMIT budgets, spending while paused,
 // and unpriced models (403, unless MODELGATE_ALLOW_UNPRICED_MODELS); else reserves the estimate. After
-// the response it bills the usage, releases the rest and evaluates MODELGATE_ALERT_RULES.
+// the response it bills the usage (cost/consumed.ts) and the failed calls that providers bill
+// (cost/attempts.ts), releases the rest and evaluates MODELGATE_ALERT_RULES.
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
@@ -24,7 +25,8 @@ import { RedisUsage } from './cost/redis-usage.js';
 import { SqliteLedger } from './cost/sqlite-ledger.js';
 import { usageRoutes } from './cost/usage-route.js';
 import type { Amounts, BudgetStore, Periods, ReserveResult } from './cost/budget-store.js';
-import type { UsageStore } from './cost/usage-store.js';
+import type { UsageEntry, UsageStore } from './cost/usage-store.js';
+import { callsBilledAtEstimate } from './cost/attempts.js';
 
 const settings = defineSettings({
   MODELGATE_DAILY_COST_LIMIT: {
@@ -60,6 +62,18 @@ const settings = defineSettings({
 const BOOT_WAIT_MS = 3000;
 
 type CostSettings = SettingsOf<typeof settings>;
+
+/** What one target's reservation holds. */
+interface Held {
+  id: string;
+  target: Target;
+  /** The target's model, with the prices it is billed at. */
+  model: CatalogModel;
+  /** USD reserved: the request's estimate on this target. */
+  estimateUsd: number;
+  /** Failed calls reported before this target's first call: the ones after are its own. */
+  failuresFrom: number;
+}
 
 function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number): GatewayError {
   const resetsAt = result.reason === 'paused' ? result.pause.until : periods[result.period].resetsAt;
@@ -128,7 +142,7 @@ export const costGuard: PluginModule<typeof settings> = {
     );
 
     /** Refuses or reserves the request's estimate on `target`; returns what was reserved. */
-    async function reserve(ctx: RequestContext, target: Target): Promise<{ id: string; model: CatalogModel }> {
+    async function reserve(ctx: RequestContext, target: Target): Promise<Held> {
       const model = billable(target.model, unpriced);
       if (!model) {
         throw new GatewayError('bad_request', {
@@ -161,34 +175,61 @@ export const costGuard: PluginModule<typeof settings> = {
         throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' } });
       }
       if (!result.ok) throw refusal(result, periods, limits, amount);
-      return { id, model };
+      return { id, target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0 };
     }
 
-    async function settle(ctx: RequestContext, held: { id: string; model: CatalogModel } | undefined): Promise<void> {
-      const hit = ctx.outcome.cache === 'HIT';
-      if (!held && !hit) return;
-      const billed = held ? bill(ctx, held.model) : 0;
-      if (held && ctx.outcome.cost === undefined && billed > 0) ctx.outcome.cost = billed;
-      const nano = toNano(billed);
-      const used = consumedUsage(ctx);
-      const target = ctx.outcome.target;
+    /** USD owed for the calls to `held`'s target that were cut off while the provider worked (cost/attempts.ts). */
+    function cutOffUsd(ctx: RequestContext, held: Held): number {
+      return callsBilledAtEstimate(ctx.outcome.failedAttempts, held.failuresFrom, held.target) * held.estimateUsd;
+    }
+
+    function record(ctx: RequestContext, target: Target | undefined, entry: Pick<UsageEntry, 'requests' | 'promptTokens' | 'completionTokens' | 'costNano' | 'cacheHit' | 'savedNano'>): void {
       usage.record({
         at: Date.now(),
         tenant: ctx.principal!.tenant,
         keyId: ctx.principal!.keyId,
         provider: target?.provider.name ?? 'cache',
         model: target?.model.id ?? ctx.chat!.body.model,
+        ...entry,
+      });
+    }
+
+    /** Replaces `held`'s reservation by `nano`, then tells the metrics and the alert rules. */
+    async function settleBudget(held: Held, nano: number): Promise<void> {
+      const periods = currentPeriods();
+      const spent = await budget.settle(held.id, nano, periods);
+      announce(spent);
+      await alerts?.evaluate(periods, spent, limits);
+    }
+
+    /** A target the request moves on from gave no answer: only its cut-off calls are billed. */
+    async function settleAbandoned(ctx: RequestContext, held: Held): Promise<void> {
+      const nano = toNano(cutOffUsd(ctx, held));
+      // Counted in the target's cost, not as a request of its own (the request is counted once).
+      if (nano > 0) record(ctx, held.target, { requests: 0, promptTokens: 0, completionTokens: 0, costNano: nano, cacheHit: false, savedNano: 0 });
+      await settleBudget(held, nano);
+    }
+
+    /** The request is over: bills the answer (if any) and the cut-off calls of the last target, and records usage. */
+    async function settle(ctx: RequestContext, held: Held | undefined): Promise<void> {
+      const hit = ctx.outcome.cache === 'HIT';
+      if (!held && !hit) return;
+      const answered = held ? bill(ctx, held.model) : 0;
+      // The cost on the outcome (metrics, logs) is what the answer is billed: also for a model priced
+      // by the unpriced default, and for a stream cut short, whose last usage report was partial.
+      if (held && answered > 0 && (ctx.outcome.cost === undefined || ctx.outcome.interrupted)) ctx.outcome.cost = answered;
+      const nano = toNano(answered + (held ? cutOffUsd(ctx, held) : 0));
+      // A cache hit costs nothing, but its tokens were served: usage counts them.
+      const used = hit ? ctx.outcome.usage : consumedUsage(ctx);
+      record(ctx, ctx.outcome.target, {
+        requests: 1,
         promptTokens: used?.prompt_tokens ?? 0,
         completionTokens: used?.completion_tokens ?? 0,
         costNano: nano,
         cacheHit: hit,
         savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
       });
-      if (!held) return;
-      const periods = currentPeriods();
-      const spent = await budget.settle(held.id, nano, periods);
-      announce(spent);
-      await alerts?.evaluate(periods, spent, limits);
+      if (held) await settleBudget(held, nano);
     }
 
     return {
@@ -198,11 +239,12 @@ export const costGuard: PluginModule<typeof settings> = {
         name: 'cost-guard',
         scope: 'chat',
         async handle(ctx, next) {
-          let held: { id: string; model: CatalogModel } | undefined;
+          let held: Held | undefined;
           ctx.beforeAttempt.push(async (target) => {
-            // A new attempt replaces the last one: a failed attempt is not billed by providers.
-            if (held) await budget.settle(held.id, 0, currentPeriods()).catch(() => undefined);
+            // The request moves on from the last target, which gave no answer.
+            const previous = held;
             held = undefined;
+            if (previous) await settleAbandoned(ctx, previous).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
             held = await reserve(ctx, target);
           });
           try {

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { EventBus } from '../../core/events.js';
 import { PERIODS, type Period } from './periods.js';
-import type { Amounts, BudgetStore, Periods } from './budget-store.js';
+import type { Amounts, BudgetStore, PauseState, Periods } from './budget-store.js';
 import { toUsd } from './pricing.js';
 
 export const ACTIONS = ['email', 'chat', 'webhook', 'pause'] as const;
@@ -45,16 +45,26 @@ export class Alerts {
       const ratio = spent[name] / limits[name];
       for (const rule of this.rules) {
         if (rule.threshold > ratio) break;
-        const id = `${name}:${periods[name].key}:${rule.id}`;
+        const period = periods[name];
+        const id = `${name}:${period.key}:${rule.id}`;
         if (this.fired.has(id)) continue;
-        const first = await this.store.fireOnce(periods[name], rule.id);
+        const pause: PauseState | undefined = rule.action === 'pause' ? { period: name, periodKey: period.key, threshold: rule.threshold, until: period.resetsAt } : undefined;
+        let first: boolean;
+        try {
+          // One atomic step marks the rule fired and sets its pause: neither happens without the other.
+          first = await this.store.fireOnce(period, rule.id, pause);
+        } catch (error) {
+          // Not known as fired: the next settlement tries again.
+          this.logger.warn({ err: (error as Error).message, period: name, rule: rule.id }, 'budget alert: not recorded, store failed; retried on the next settlement');
+          continue;
+        }
         this.fired.add(id);
-        if (first) await this.fire(rule, periods[name], spent[name], limits[name]);
+        if (first) this.fire(rule, period, spent[name], limits[name]);
       }
     }
   }
 
-  private async fire(rule: AlertRule, period: Period, spent: number, limit: number): Promise<void> {
+  private fire(rule: AlertRule, period: Period, spent: number, limit: number): void {
     const payload = {
       kind: 'budget.threshold',
       action: rule.action,
@@ -68,7 +78,6 @@ export class Alerts {
       resets_at: new Date(period.resetsAt).toISOString(),
     };
     this.logger.warn(payload, 'budget alert');
-    if (rule.action === 'pause') await this.store.pause({ period: period.name, periodKey: period.key, threshold: rule.threshold, until: period.resetsAt });
     this.events.emit('alert', payload);
   }
 }

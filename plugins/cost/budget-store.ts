@@ -36,9 +36,12 @@ export interface BudgetStore {
   /** Releases the reservation `id` (if any) and adds `actual` to every period. Returns spend after. */
   settle(id: string, actual: number, periods: Periods): Promise<Amounts>;
   snapshot(periods: Periods): Promise<BudgetSnapshot>;
-  /** True for the first caller only, per period and rule (`0.8:chat`), across replicas for Redis. */
-  fireOnce(period: Period, rule: string): Promise<boolean>;
-  pause(state: PauseState): Promise<void>;
+  /**
+   * Marks the rule (`0.8:chat`) fired for the period and, given `pause`, pauses spending — in one
+   * atomic step, so a rule is never marked fired without its pause. True for the first caller only,
+   * per period and rule, across replicas for Redis; a caller that gets an error may call again.
+   */
+  fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean>;
   /** Ends a pause; false if there was none. */
   resume(): Promise<boolean>;
   close(): Promise<void>;

@@ -1,7 +1,13 @@
-// What a finished chat request consumed, in tokens: the usage the provider reported, else — for a
-// stream that ended early or never reported usage — the estimated prompt plus the generated text
-// counted with the tokenizer. A cache hit consumed nothing; a request that failed before any
-// content was generated consumed nothing either (providers do not bill those).
+// What a finished chat request consumed, in tokens, on the attempt that answered it:
+// - a complete answer: the usage the provider reported; without one, the estimated prompt plus the
+//   answer estimated (core/tokens.ts);
+// - a stream cut short (the client left, or the provider failed after the first content): the
+//   prompt as reported (else estimated), and as completion the larger of the reported count and the
+//   generated text estimated (core/tokens.ts) — a report sent early, such as the `output_tokens: 1`
+//   of Anthropic's message_start, is not the final count;
+// - no answer at all: nothing. (What a call that never answered costs is decided by its failure:
+//   cost/attempts.ts.)
+// A cache hit consumed nothing from a provider.
 import { estimateTextTokens } from '../../core/tokens.js';
 import type { Usage } from '../../core/chat-types.js';
 import type { RequestContext } from '../../core/context.js';
@@ -9,15 +15,19 @@ import type { RequestContext } from '../../core/context.js';
 export function consumedUsage(ctx: RequestContext): Usage | undefined {
   const { outcome, chat } = ctx;
   if (!chat || outcome.cache === 'HIT') return undefined;
-  if (outcome.usage) return outcome.usage;
   const text = [...outcome.generated];
   for (const choice of outcome.completion?.choices ?? []) {
     if (choice.message.content) text.push(choice.message.content);
     for (const call of choice.message.tool_calls ?? []) text.push(call.function.arguments);
   }
-  // A client that left while a provider was answering is billed for the prompt at least.
-  const answered = text.length > 0 || outcome.completion !== undefined || outcome.interrupted !== undefined || (ctx.signal.aborted && outcome.attempts > 0 && !ctx.error);
-  if (!answered) return undefined;
-  const completion = text.length > 0 ? estimateTextTokens(text.join('')) : 0;
-  return { prompt_tokens: chat.promptTokens, completion_tokens: completion, total_tokens: chat.promptTokens + completion };
+  const counted = text.length > 0 ? estimateTextTokens(text.join('')) : 0;
+  const reported = outcome.usage;
+  if (outcome.interrupted) {
+    const prompt = reported?.prompt_tokens ?? chat.promptTokens;
+    const completion = Math.max(reported?.completion_tokens ?? 0, counted);
+    return { ...reported, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  }
+  if (reported) return reported;
+  if (outcome.completion === undefined && text.length === 0) return undefined;
+  return { prompt_tokens: chat.promptTokens, completion_tokens: counted, total_tokens: chat.promptTokens + counted };
 }

@@ -70,13 +70,10 @@ export class MemoryBudget implements BudgetStore {
     return { spent, reserved: this.reserved, pause: this.currentPause() };
   }
 
-  async fireOnce(period: Period, rule: string): Promise<boolean> {
-    return this.ledger.fireOnce(`${period.name}:${period.key}`, rule);
-  }
-
-  async pause(state: PauseState): Promise<void> {
-    this.paused = state;
-    this.ledger.setState(PAUSE, JSON.stringify(state));
+  async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
+    const first = this.ledger.fireOnce(`${period.name}:${period.key}`, rule, pause && { name: PAUSE, value: JSON.stringify(pause) });
+    if (first && pause) this.paused = pause;
+    return first;
   }
 
   async resume(): Promise<boolean> {

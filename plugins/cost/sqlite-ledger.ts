@@ -83,8 +83,13 @@ export class SqliteLedger implements UsageStore {
     return this.statements.usage.all(from, to, tenant ?? null, tenant ?? null);
   }
 
-  fireOnce(period: string, rule: string): boolean {
-    return this.statements.fire.run(period, rule, Date.now()).changes === 1;
+  /** Records the rule fired for the period, and if it is the first time, sets `state` in the same transaction. */
+  fireOnce(period: string, rule: string, state?: { name: string; value: string }): boolean {
+    return this.db.transaction(() => {
+      const first = this.statements.fire.run(period, rule, Date.now()).changes === 1;
+      if (first && state) this.statements.setState.run(state.name, state.value);
+      return first;
+    })();
   }
 
   getState(name: string): string | undefined {

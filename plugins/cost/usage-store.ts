@@ -4,6 +4,8 @@
 
 export interface UsageEntry {
   at: number;
+  /** 1, or 0 for the cost of a call the request moved on from (the request is counted once). */
+  requests: number;
   tenant: string;
   keyId: string;
   provider: string;
@@ -42,7 +44,7 @@ export const METRICS = ['requests', 'promptTokens', 'completionTokens', 'costNan
 
 export function entryCounts(entry: UsageEntry): Record<(typeof METRICS)[number], number> {
   return {
-    requests: 1,
+    requests: entry.requests,
     promptTokens: entry.promptTokens,
     completionTokens: entry.completionTokens,
     costNano: entry.costNano,

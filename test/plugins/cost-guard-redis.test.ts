@@ -1,15 +1,20 @@
 // The cost guard with MODELGATE_STORE=redis: two gateway instances share one budget, so concurrent
 // requests through both cannot overshoot it; alert rules fire once across both; a pause set through
-// one refuses on the other; a settlement that meets a frozen Redis is kept and lands later; a Redis
-// that is gone refuses paid requests (503) rather than spend without a budget.
+// one refuses on the other; a settlement that meets a frozen Redis is kept and lands later, counted
+// once however many copies reach Redis, and a reservation that timed out is released; a Redis that is
+// gone refuses paid requests (503) rather than spend without a budget.
 import t, { type Test } from 'tap';
 import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { json, fixtureJson, sleep, type FakeProvider } from '../helpers/fake-provider.js';
-import { testPrefix, redisEnv, flushPrefix } from '../helpers/redis.js';
+import { testPrefix, redisEnv, flushPrefix, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
 import { startPrivateRedis } from '../helpers/private-redis.js';
 import { chatRequest, estimateOf, FIXTURE_COST, near, PRICE, testCatalog } from '../helpers/money.js';
 import type { AlertEvent } from '../../core/events.js';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { RedisBudget } from '../../plugins/cost/redis-budget.js';
+import { currentPeriods } from '../../plugins/cost/periods.js';
 
 let upstream: FakeProvider;
 const catalog = testCatalog();
@@ -138,6 +143,115 @@ t.test('a settlement that meets a frozen Redis is kept and lands once Redis answ
   t.equal(refused.status, 503);
   t.equal(refused.json.error.message, 'Budget store unavailable');
   t.equal(upstream.requests.length, before, 'nothing was spent without a budget');
+});
+
+/** A gateway on a private Redis (so the test may freeze it) that gives up on a command after 200 ms. */
+async function onPrivateRedis(t: Test, port: number): Promise<TestGateway> {
+  const gateway = await startGateway({
+    ...PROTOCOL_ONLY,
+    REDIS_HOST: '127.0.0.1',
+    REDIS_PORT: String(port),
+    REDIS_KEY_PREFIX: testPrefix(),
+    REDIS_COMMAND_TIMEOUT: '200',
+    MODELGATE_STORE: 'redis',
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: catalog,
+  });
+  t.teardown(() => gateway.close());
+  return gateway;
+}
+
+/** Waits (boundedly) until the budget store says every kept settlement reached Redis. */
+async function keptSettlementsLanded(gateway: TestGateway): Promise<boolean> {
+  for (let i = 0; i < 300; i++) {
+    if (gateway.logs.some((line) => line.msg === 'budget: every kept settlement reached Redis')) return true;
+    await sleep(50);
+  }
+  return false;
+}
+
+t.test('a settlement whose command times out behind a Redis frozen for seconds is counted once, however often it was re-sent', async (t) => {
+  const redis = await startPrivateRedis();
+  t.teardown(() => redis.stop());
+  const gateway = await onPrivateRedis(t, redis.port);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  upstream.next(async (recorded, res) => {
+    await held;
+    return openAIResponder()(recorded, res);
+  });
+  const inFlight = send(gateway, chatRequest(64));
+  for (let i = 0; i < 200 && upstream.requests.length === 0; i++) await sleep(20);
+  redis.pause();
+  release();
+  t.equal((await inFlight).status, 200);
+  // Frozen for many command timeouts and several retry rounds: every copy sent stays queued.
+  await sleep(3500);
+  redis.resume();
+  t.ok(await keptSettlementsLanded(gateway), 'the kept settlement landed');
+  const day = (await usage(gateway)).budgets.day;
+  t.ok(near(day.spent_usd, FIXTURE_COST), `one request costing $${FIXTURE_COST} is counted once: $${day.spent_usd}`);
+  t.equal(day.reserved_usd, 0, 'its reservation was released');
+});
+
+t.test('a reservation whose command timed out (the client got 503) is released once Redis answers, not held for 15 minutes', async (t) => {
+  const redis = await startPrivateRedis();
+  t.teardown(() => redis.stop());
+  const gateway = await onPrivateRedis(t, redis.port);
+  redis.pause();
+  const statuses = (await Promise.all([1, 2, 3].map(() => send(gateway, chatRequest(64))))).map((r) => r.status);
+  t.same(statuses, [503, 503, 503], 'refused: the budget could not be checked');
+  await sleep(1500);
+  redis.resume();
+  t.ok(await keptSettlementsLanded(gateway), 'the releases landed');
+  const day = (await usage(gateway)).budgets.day;
+  t.equal(day.reserved_usd, 0, 'nothing stays reserved');
+  t.equal(day.spent_usd, 0, 'nothing was spent');
+  t.equal(upstream.requests.length, 0);
+});
+
+t.test('the store: a settlement sent twice counts once, and a reservation that arrives after its release is refused', async (t) => {
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
+  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
+  t.teardown(async () => {
+    await budget.close();
+    redis.disconnect();
+  });
+  const periods = currentPeriods();
+  const limits = { day: 1e9, week: 1e9, month: 1e9 };
+  t.same(await budget.reserve('r1', 500, periods, limits), { ok: true });
+  t.same(await budget.settle('r1', 300, periods), { day: 300, week: 300, month: 300 });
+  t.same(await budget.settle('r1', 300, periods), { day: 300, week: 300, month: 300 }, 'the second copy counted nothing');
+  // A reservation whose script timed out is released by a settlement of $0; should the
+  // reservation itself arrive later, it must not hold anything.
+  await budget.settle('r2', 0, periods);
+  await t.rejects(budget.reserve('r2', 500, periods, limits), /already settled/);
+  const snapshot = await budget.snapshot(periods);
+  t.equal(snapshot.reserved, 0);
+  t.equal(snapshot.spent.day, 300);
+});
+
+t.test('the store: a pause rule is marked fired and pauses in one script, the first time only', async (t) => {
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
+  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
+  t.teardown(async () => {
+    await budget.close();
+    redis.disconnect();
+  });
+  const day = currentPeriods().day;
+  const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+  t.equal(await budget.fireOnce(day, '0.5:email'), true);
+  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'an e-mail rule does not pause');
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), true);
+  t.same((await budget.snapshot(currentPeriods())).pause, pause);
+  t.equal(await budget.resume(), true);
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
+  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
 });
 
 t.end();

@@ -252,7 +252,8 @@ t.test('only an admin key may resume spending (the bootstrap key is the only key
   const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-admin-')), pino({ level: 'silent' }));
   t.teardown(() => ledger.close());
   const budget = new MemoryBudget(ledger);
-  await budget.pause({ period: 'day', periodKey: '2099-01-01', threshold: 1, until: Date.now() + 60_000 });
+  const day = currentPeriods().day;
+  await budget.fireOnce(day, '1:pause', { period: 'day', periodKey: day.key, threshold: 1, until: day.resetsAt });
   const resume = usageRoutes(budget, ledger, { day: 1, week: 1, month: 1 }).find((route) => route.path === '/v1/budget/resume')!;
   const ctx = { principal: { keyId: 'k1', tenant: 't1', admin: false }, log: pino({ level: 'silent' }) } as unknown as RequestContext;
   const refused = await resume.handle(ctx).then(

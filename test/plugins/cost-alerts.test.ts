@@ -1,0 +1,86 @@
+// Alert rules when the budget store fails: a pause rule whose pause could not be written is not
+// taken as fired, so the next settlement fires it (pause and alert) instead of losing both for
+// the rest of the period.
+import t from 'tap';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { Alerts, parseRules } from '../../plugins/cost/alerts.js';
+import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
+import { SqliteLedger } from '../../plugins/cost/sqlite-ledger.js';
+import { currentPeriods, type Period } from '../../plugins/cost/periods.js';
+import { EventBus, type AlertEvent } from '../../core/events.js';
+import type { Amounts, BudgetStore, PauseState, Periods, ReserveResult } from '../../plugins/cost/budget-store.js';
+
+/**
+ * A real store whose next write of a pause fails (as a Redis timeout would), whichever way the
+ * pause is written: with the rule's marker, or on its own.
+ */
+class PauseFailsOnce implements BudgetStore {
+  failures = 1;
+  constructor(private readonly real: MemoryBudget) {}
+  reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
+    return this.real.reserve(id, amount, periods, limits);
+  }
+  settle(id: string, actual: number, periods: Periods): Promise<Amounts> {
+    return this.real.settle(id, actual, periods);
+  }
+  snapshot(periods: Periods) {
+    return this.real.snapshot(periods);
+  }
+  async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
+    if (pause && this.failures-- > 0) throw new Error('Command timed out');
+    return this.real.fireOnce(period, rule, pause);
+  }
+  async pause(state: PauseState): Promise<void> {
+    if (this.failures-- > 0) throw new Error('Command timed out');
+    await (this.real as unknown as { pause(state: PauseState): Promise<void> }).pause(state);
+  }
+  resume(): Promise<boolean> {
+    return this.real.resume();
+  }
+  close(): Promise<void> {
+    return this.real.close();
+  }
+}
+
+t.test('a pause rule whose pause could not be written fires on the next settlement, pause and alert', async (t) => {
+  const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-alerts-')), pino({ level: 'silent' }));
+  t.teardown(() => ledger.close());
+  const store = new PauseFailsOnce(new MemoryBudget(ledger));
+  const events = new EventBus();
+  const fired: AlertEvent[] = [];
+  events.on('alert', (event) => fired.push(event));
+  const alerts = new Alerts(parseRules(['0.5:email', '1.0:pause']), store, events, pino({ level: 'silent' }));
+  const periods = currentPeriods();
+  const limits = { day: 1000, week: 1_000_000, month: 1_000_000 };
+  const spent = { day: 1000, week: 1000, month: 1000 };
+
+  await alerts.evaluate(periods, spent, limits).catch(() => undefined);
+  t.equal((await store.snapshot(periods)).pause, undefined, 'the store failed: not paused yet');
+
+  await alerts.evaluate(periods, spent, limits).catch(() => undefined);
+  t.match((await store.snapshot(periods)).pause, { period: 'day', periodKey: periods.day.key, threshold: 1, until: periods.day.resetsAt }, 'the next settlement paused');
+  t.same(
+    fired.map((event) => event.action),
+    ['email', 'pause'],
+    'each rule alerted once',
+  );
+
+  await alerts.evaluate(periods, spent, limits);
+  t.equal(fired.length, 2, 'and not again');
+});
+
+t.test('the embedded store marks a rule fired and pauses in one step, and only the first time', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-alerts-'));
+  const ledger = new SqliteLedger(dir, pino({ level: 'silent' }));
+  const budget = new MemoryBudget(ledger);
+  const day = currentPeriods().day;
+  const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), true);
+  t.equal(await budget.resume(), true);
+  t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
+  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
+  await ledger.close();
+});
