@@ -65,6 +65,15 @@ export class UpstreamStream {
   private readonly parser = new SseParser();
   private readonly iterator: AsyncIterator<Buffer>;
   private readonly pending: ChatChunk[] = [];
+  /**
+   * What this attempt generated, and its chunks (when the cache collects them), kept here until the
+   * stream commits: an attempt that fails before its first byte reached the client (content and an
+   * error event in one read, say) must leave nothing on the outcome — its text was neither sent,
+   * cached nor billed. `pipe` moves them over; from then on `take` writes to the outcome directly.
+   */
+  private generated: string[] = [];
+  private chunks: ChatChunk[] = [];
+  private committed = false;
   private hasContent = false;
   private ended = false;
   /** Content chunks written after the first, and when the first and last were written. */
@@ -109,6 +118,7 @@ export class UpstreamStream {
     const target = this.ctx.outcome.target!;
     const { ctx } = this;
     const writer = new SseWriter(ctx.res);
+    this.commit();
     ctx.outcome.ttftMs = performance.now() - ctx.startedAt;
     ctx.status = 200;
     writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx), trailer: 'x-modelgate-cost' });
@@ -171,15 +181,27 @@ export class UpstreamStream {
     }
   }
 
-  private take(chunk: ChatChunk): void {
+  /** This attempt is the answer: what it generated so far goes on the outcome, and the rest follows. */
+  private commit(): void {
+    if (this.committed) return;
+    this.committed = true;
     const outcome = this.ctx.outcome;
+    outcome.generated.push(...this.generated);
+    this.generated = outcome.generated;
+    if (this.ctx.collectChunks) {
+      (outcome.chunks ??= []).push(...this.chunks);
+      this.chunks = outcome.chunks;
+    }
+  }
+
+  private take(chunk: ChatChunk): void {
     for (const choice of chunk.choices) {
       const delta = choice.delta;
-      if (delta.content) outcome.generated.push(delta.content);
-      if (delta.tool_calls) for (const call of delta.tool_calls) if (call.function?.arguments) outcome.generated.push(call.function.arguments);
+      if (delta.content) this.generated.push(delta.content);
+      if (delta.tool_calls) for (const call of delta.tool_calls) if (call.function?.arguments) this.generated.push(call.function.arguments);
       if (!this.hasContent && (delta.content || delta.tool_calls?.length || delta.refusal || choice.finish_reason)) this.hasContent = true;
     }
-    if (this.ctx.collectChunks) (outcome.chunks ??= []).push(chunk);
+    if (this.ctx.collectChunks) this.chunks.push(chunk);
     this.pending.push(chunk);
   }
 

@@ -187,6 +187,40 @@ t.test('a stream that fails before its first content fails over; the client sees
   });
 });
 
+t.test("a stream attempt that failed before committing leaves nothing behind: its text is not sent, cached or logged", async (t) => {
+  // Content and the error event in one write: the first attempt reads "The" and then fails, in one read.
+  const contentThenError: Responder = (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(fixture('openai/stream-error.sse'));
+  };
+  primary.next(contentThenError, contentThenError);
+  await withGateway({ MODELGATE_CACHE_ENABLED: 'true', MODELGATE_LOG_RESPONSES: 'true' }, async (gateway) => {
+    const { data: stream, response } = await gateway.client().chat.completions.create({ ...ask, stream: true }).withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    t.equal(text, 'The capital of France is Paris.', 'the client stream has the answer once');
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    t.equal(response.headers.get('x-modelgate-attempts'), '3', 'two failed attempts on the first provider, then the second');
+
+    let logged: Record<string, unknown> | undefined;
+    for (let i = 0; i < 200 && !logged; i++) {
+      logged = gateway.logs.find((line) => line.msg === 'request' && line.path === '/v1/chat/completions');
+      if (!logged) await sleep(10);
+    }
+    t.equal(logged?.response, 'The capital of France is Paris.', "the outcome's generated text has the answer once");
+
+    let replay: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      replay = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...ask, stream: false }) });
+      if (replay.headers.get('x-modelgate-cache') === 'HIT') break;
+      await sleep(20);
+    }
+    t.equal(replay?.headers.get('x-modelgate-cache'), 'HIT');
+    t.equal(replay?.json.choices[0].message.content, 'The capital of France is Paris.', 'the cached replay has the answer once');
+    t.equal(secondary.requests.length, 1, 'the replay came from the cache');
+  });
+});
+
 t.test('a stream that fails after its first content ends with an error event; no other provider is tried', async (t) => {
   primary.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
   await withGateway({}, async (gateway) => {
