@@ -6,7 +6,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { UpstreamRequest } from '../providers/types.js';
 
@@ -120,18 +120,30 @@ export class Forwarder {
   }
 }
 
-/** The response body as a stream of plain bytes, undoing any content-encoding. */
+/**
+ * The response body as a stream of plain bytes, undoing any content-encoding. The decoder is joined
+ * with stream.pipeline, not pipe(): destroying the response (client gone, idle timeout, abort) must
+ * destroy the decoder too — with the same error, or a premature-close error — or a reader waiting on
+ * the decoded stream would wait forever (pipe() only unpipes on close; the decoder never ends).
+ */
 export function decodedBody(response: IncomingMessage): Readable {
+  let decoder: Transform;
   switch (response.headers['content-encoding']) {
     case 'gzip':
-      return response.pipe(createGunzip());
+    case 'x-gzip':
+      decoder = createGunzip();
+      break;
     case 'br':
-      return response.pipe(createBrotliDecompress());
+      decoder = createBrotliDecompress();
+      break;
     case 'deflate':
-      return response.pipe(createInflate());
+      decoder = createInflate();
+      break;
     default:
       return response;
   }
+  // The error reaches readers through the decoder; the callback only keeps it from going unhandled.
+  return pipeline(response, decoder, () => {});
 }
 
 /** Reads a whole (decoded) body, refusing more than `limit` bytes; an abort destroys the response. */
