@@ -94,6 +94,11 @@ export class UpstreamStream {
     return this.translator.usage;
   }
 
+  /** Drops the stream without sending anything (nobody will read it). */
+  cancel(): void {
+    this.response.destroy();
+  }
+
   /** Reads until the first content (or the end). Throws UpstreamError; nothing is sent. */
   async prime(signal: AbortSignal): Promise<void> {
     const onAbort = () => this.response.destroy(new AbortedError('aborted'));

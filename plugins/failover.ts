@@ -98,7 +98,6 @@ export const failover: PluginModule<typeof settings> = {
     /** Retries, breaker and timeout around the calls to one target; resolves with a usable answer. */
     function tryTarget(ctx: RequestContext, target: Target, config: RetryConfig, last: boolean): Promise<Opened> {
       const provider = target.provider.name;
-      const breaker = breakers.for(provider);
       return retries.get(config, last).execute(async ({ attempt, signal }) => {
         // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
         if (signal.aborted) throw new AbortedError('client disconnected');
@@ -107,7 +106,7 @@ export const failover: PluginModule<typeof settings> = {
         const started = performance.now();
         const call = (outer: AbortSignal) => timeouts.run(provider, (inner) => openAttempt(ctx, target, forwarder, inner), outer);
         try {
-          const opened = breaker ? await breaker.execute(({ signal: outer }) => call(outer), signal) : await call(signal);
+          const opened = await breakers.execute(provider, call, signal, discardOpened);
           observe(health, ctx, target, performance.now() - started);
           return opened;
         } catch (error) {
@@ -182,6 +181,11 @@ export const failover: PluginModule<typeof settings> = {
     };
   },
 };
+
+/** An answer nobody will read (its client left while it arrived): free the upstream connection. */
+function discardOpened(opened: Opened): void {
+  if (opened.kind === 'stream') opened.stream.cancel();
+}
 
 function observe(health: HealthRegistry, ctx: RequestContext, target: Target, latencyMs: number, error?: UpstreamError): void {
   health.record({

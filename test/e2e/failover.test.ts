@@ -275,6 +275,86 @@ t.test('the breaker: opens after the threshold, keeps the provider out, lets one
   });
 });
 
+t.test('a half-open probe whose client leaves keeps the circuit open; a request waiting on the probe is cancelled by its client too', async (t) => {
+  // One provider: the request behind a probe is on its last candidate, so it waits for the probe.
+  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' }; // the test polls the gateway's own endpoints
+  await withGateway({ ...polling, CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
+    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
+    const poll = async (what: () => Promise<boolean>) => {
+      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
+      return false;
+    };
+    primary.next(failing(500, 'openai/error-500.json'), hang());
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
+    t.equal((await openai()).circuit, 'open');
+    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
+
+    // The probe: the provider is still dead (hangs), and the probe's client leaves.
+    const probeClient = new AbortController();
+    const probe = gateway.client().chat.completions.create(ask, { signal: probeClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
+    t.equal((await openai()).circuit, 'half_open');
+    const one = await reserved();
+
+    // A request behind it waits for the probe; its client leaves too.
+    const waiterClient = new AbortController();
+    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => (await reserved()) > one), 'the second request is waiting (its estimate is reserved)');
+    waiterClient.abort();
+    await waiter;
+    t.ok(await poll(async () => (await reserved()) <= one), 'the waiting request ended when its client left, while the probe still runs');
+
+    probeClient.abort();
+    await probe;
+    t.ok(await poll(async () => primary.aborted === 1), 'the probe was closed upstream');
+    t.ok(await poll(async () => (await reserved()) === 0), 'both requests finished');
+    await sleep(200);
+    t.equal(primary.requests.length, 2, 'the request that waited on the probe never called the provider');
+    t.equal((await openai()).circuit, 'open', 'a probe without a verdict leaves the circuit open');
+
+    // The provider is back: the next request probes and its success closes the circuit.
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'openai');
+    t.equal((await openai()).circuit, 'closed');
+  });
+});
+
+t.test('a request that waited on a successful probe, then called the provider, is still cancelled by its client', async (t) => {
+  await withGateway({ MODELGATE_RATE_LIMITING_ENABLED: 'false', CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
+    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
+    const poll = async (what: () => Promise<boolean>) => {
+      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
+      return false;
+    };
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const answer = openAIResponder(PROVIDER_KEYS.openai);
+    primary.next(failing(500, 'openai/error-500.json'), async (request, res) => {
+      await gate;
+      return answer(request, res);
+    }, hang());
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
+    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
+
+    const probe = gateway.client().chat.completions.create(ask);
+    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
+    const one = await reserved();
+    const waiterClient = new AbortController();
+    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => (await reserved()) > one), 'a second request waits on the probe');
+    release();
+    t.equal((await probe).choices[0]!.message.content, 'The capital of France is Paris.', 'the probe succeeded');
+    t.ok(await poll(async () => primary.requests.length === 3), 'then the waiting request called the provider (it hangs)');
+    waiterClient.abort();
+    await waiter;
+    t.ok(await poll(async () => primary.aborted === 1), 'its client left: the upstream call was closed');
+    t.ok(await poll(async () => (await reserved()) === 0), 'and the request finished');
+    t.match(await openai(), { circuit: 'closed', last_error: { status: 500 } }, 'a client that left is not a provider failure');
+  });
+});
+
 t.test('every circuit open: 503 at once, without calling anyone', async (t) => {
   await withGateway({ CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_RETRIES: '0' }, async (gateway) => {
     primary.next(failing(500, 'openai/error-500.json'));
