@@ -70,8 +70,8 @@ export class CandidateFilter {
     const provider = this.providers.get(model.provider);
     if (!provider?.configured) return this.exclude(model, 'not_configured', `${model.provider} has no credentials`);
     if (this.health.circuitOpen(model.provider, this.now)) return this.exclude(model, 'circuit_open', `${model.provider} circuit is open`);
-    const cooling = this.health.cooldownRemaining(model.provider, this.now);
-    if (cooling > 0) return this.exclude(model, 'cooling_down', `${model.provider} asked to retry after ${Math.ceil(cooling / 1000)} s`);
+    const cooling = this.health.cooldownRemaining(model.provider, model.id, this.now);
+    if (cooling > 0) return this.exclude(model, 'cooling_down', `${model.provider} asked to retry ${model.id} after ${Math.ceil(cooling / 1000)} s`);
     if (this.needs.tools && !model.capabilities.tools) return this.exclude(model, 'tools', 'no tool calling');
     if (this.needs.vision && !model.capabilities.vision) return this.exclude(model, 'vision', 'no image input');
     if (this.needs.jsonSchema && !model.capabilities.json_schema) return this.exclude(model, 'json_schema', 'no structured output');

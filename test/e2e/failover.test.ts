@@ -116,17 +116,54 @@ t.test('connection refused: the next provider answers', async (t) => {
   });
 });
 
-t.test("a provider's Retry-After keeps it out of later requests until then", async (t) => {
+t.test("a provider's Retry-After keeps that provider+model out of later requests until then; its other models still route", async (t) => {
+  // `duo` on both providers, and `solo` on openai only.
+  const file = join(dir, 'with-solo.json');
+  const entry = (provider: string, id: string, native: string, price: number) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
+  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', 2e-7), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
   primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '30' }));
-  await withGateway({}, async (gateway) => {
+  await withGateway({ MODELGATE_MODEL_CATALOG: file }, async (gateway) => {
     await gateway.client().chat.completions.create(ask);
     await gateway.client().chat.completions.create(ask);
-    t.equal(primary.requests.length, 1, 'the second request did not try the cooling provider');
+    t.equal(primary.requests.length, 1, 'the second request did not try the cooling provider+model');
     t.equal(secondary.requests.length, 2);
+    const solo = await gateway.client().chat.completions.create({ ...ask, model: 'solo' }).withResponse();
+    t.equal(solo.response.headers.get('x-modelgate-provider'), 'openai', "the provider's other model is not held back");
+    t.equal(primary.last?.json.model, 'gpt-4o');
     const status = await call(gateway.url, '/providers/status');
     const openai = status.json.data.find((p: { provider: string }) => p.provider === 'openai');
     t.ok(openai.cooldown_until, 'the status shows until when');
     t.equal(openai.state, 'degraded');
+  });
+});
+
+t.test('a Retry-After longer than MODELGATE_MAX_RETRY_AFTER is cut to it', async (t) => {
+  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' };
+  // A day, by default cut to 60 s: what the status and the client's Retry-After say.
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '86400' }));
+  secondary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway(polling, async (gateway) => {
+    const before = Date.now();
+    const refused = await call(gateway.url, '/chat/completions', { body });
+    t.equal(refused.status, 503);
+    t.equal(refused.headers.get('retry-after'), '60', "the client is told the capped wait");
+    const openai = (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const until = Date.parse(openai.cooldown_until) - before;
+    t.ok(until > 50_000 && until <= 61_000, `cooling down for ~60 s, not a day (${until} ms)`);
+  });
+  // A short cap: the model comes back by itself.
+  primary.reset();
+  secondary.reset();
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '86400' }));
+  await withGateway({ ...polling, MODELGATE_MAX_RETRY_AFTER: '200' }, async (gateway) => {
+    const first = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(first.response.headers.get('x-modelgate-provider'), 'custom');
+    let back = false;
+    for (let i = 0; i < 100 && !back; i++) {
+      await sleep(20);
+      back = (await gateway.client().chat.completions.create(ask).withResponse()).response.headers.get('x-modelgate-provider') === 'openai';
+    }
+    t.ok(back, 'openai serves the model again once the capped wait is over');
   });
 });
 

@@ -191,8 +191,14 @@ t.test('when nothing fits, the answer says why', async (t) => {
   health.setCircuit('openai', 'open', Date.now() - 1);
   t.same(await open.route({ model: 'alpha' }), ['openai/alpha'], 'once the recovery timeout passed, the probe may go');
 
-  health.coolDown('anthropic', 5000);
-  t.notOk((await open.route({})).includes('anthropic/beta'), 'a provider that asked to retry later is skipped');
+  health.coolDown('anthropic', 'beta', 5000);
+  t.notOk((await open.route({})).includes('anthropic/beta'), 'a provider+model that asked to retry later is skipped');
+  health.coolDown('custom', 'duo', 5000);
+  t.same(await open.route({ model: 'duo' }), ['openai/duo'], "a cooldown is the model's: the same model elsewhere still routes");
+  const cooling = await refusal(open.route({ model: 'custom/duo' }));
+  t.same([cooling.status, cooling.code], [503, 'provider_cooling_down']);
+  t.match(cooling.headers['retry-after'], /^[45]$/);
+  t.same(await open.route({ model: 'custom/other' }), ['custom/other'], "the provider's other models are not held back");
 });
 
 t.test('overrides come from the body or headers, the body winning; bad ones are 400s naming them', async (t) => {
