@@ -1,7 +1,8 @@
 // Failover: sends the request down the router's chain and answers the client. Each target gets
 // cockatiel's retry → circuit breaker → timeout (plugins/failover/policies.ts); a failing target
 // hands over to the next, up to MODELGATE_FAILOVER_RETRIES more; a 4xx caused by the request stops
-// everything. Streams commit on their first content, so only failures before it can fail over.
+// everything, and so does a beforeAttempt refusal (cost guard) of the first candidate — of a later
+// one, it only skips that candidate. Streams commit on their first content, so only failures before it can fail over.
 // Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
 // EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_*, MODELGATE_CIRCUIT_BREAKER_* and MODELGATE_MAX_RETRY_AFTER.
 import { isBrokenCircuitError } from 'cockatiel';
@@ -163,8 +164,20 @@ export const failover: PluginModule<typeof settings> = {
               if (s.MODELGATE_FAILOVER_DELAY > 0) await sleep(s.MODELGATE_FAILOVER_DELAY, ctx.signal);
             }
             if (ctx.signal.aborted) return;
+            const previous = ctx.outcome.target;
             ctx.outcome.target = target;
-            for (const hook of ctx.beforeAttempt) await hook(target);
+            try {
+              for (const hook of ctx.beforeAttempt) await hook(target);
+            } catch (error) {
+              // A refusal of the client's own first choice (the cost guard: unpriced, over the
+              // per-request cap, out of budget) is the answer. A refused fallback is only a
+              // candidate that cannot be used: the next one is tried, and the refusal is one of
+              // the failures the final answer is chosen from.
+              if (i === 0 || !isGatewayError(error)) throw error;
+              ctx.outcome.target = previous;
+              failures.push(error);
+              continue;
+            }
             try {
               const opened = await tryTarget(ctx, target, config, last);
               return await deliver(ctx, target, opened);

@@ -167,6 +167,37 @@ t.test('a Retry-After longer than MODELGATE_MAX_RETRY_AFTER is cut to it', async
   });
 });
 
+t.test("the cost guard refusing a fallback skips that candidate; refusing the client's first choice ends the request", async (t) => {
+  // duo: openai priced, custom unpriced; solo: openai only, priced.
+  const file = join(dir, 'unpriced-second.json');
+  const entry = (provider: string, id: string, native: string, price: number | null) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
+  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', null), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
+  const fallBack = { ...ask, modelgate: { failover: { fallback_models: ['solo'] } } };
+  const cases: Array<{ name: string; extra: Record<string, string>; headers?: Record<string, string> }> = [
+    { name: 'an unpriced fallback', extra: {} },
+    // Allowed unpriced models are estimated at $10/$30 per 1M tokens: over a $0.001 cap.
+    { name: 'a fallback over the per-request cap', extra: { MODELGATE_ALLOW_UNPRICED_MODELS: 'true' }, headers: { 'x-modelgate-max-cost': '0.001' } },
+  ];
+  for (const c of cases) {
+    primary.reset();
+    secondary.reset();
+    await withGateway({ MODELGATE_MODEL_CATALOG: file, ...c.extra }, async (gateway) => {
+      primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+      const { response } = await gateway.client().chat.completions.create(fallBack as never, { headers: c.headers }).withResponse();
+      t.equal(response.headers.get('x-modelgate-model'), 'solo', `${c.name}: skipped, the next candidate answered`);
+      t.equal(secondary.requests.length, 0, `${c.name}: the refused candidate was not called`);
+
+      primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+      const alone = await call(gateway.url, '/chat/completions', { body, headers: c.headers });
+      t.same([alone.status, alone.json.error.message], [503, 'Provider unavailable'], `${c.name}: with nothing after it, the answer is the first failure's`);
+    });
+  }
+  await withGateway({ MODELGATE_MODEL_CATALOG: file }, async (gateway) => {
+    const pinned = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...fallBack, model: 'custom/duo' }) });
+    t.same([pinned.status, pinned.json.error.code], [403, 'model_unpriced'], "the client's own first choice refused: that is the answer");
+  });
+});
+
 t.test('a 400 caused by the request is neither retried nor failed over', async (t) => {
   primary.next(failing(400, 'anthropic/error-400.json'));
   await withGateway({}, async (gateway) => {

@@ -45,6 +45,7 @@ interface Setup {
   settings?: Record<string, unknown>;
   unconfigured?: string[];
   health?: HealthRegistry;
+  models?: CatalogModel[];
 }
 
 async function makeRouter(setup: Setup = {}) {
@@ -60,7 +61,7 @@ async function makeRouter(setup: Setup = {}) {
     MODELGATE_ROUTING_EXPLORATION: 0,
     ...setup.settings,
   };
-  const plugin = await router.create(settings, { catalog: new Catalog(MODELS), providers, health } as unknown as PluginDeps);
+  const plugin = await router.create(settings, { catalog: new Catalog(setup.models ?? MODELS), providers, health } as unknown as PluginDeps);
   return {
     health,
     async route(body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<string[]> {
@@ -169,6 +170,15 @@ t.test("the client's fallbacks extend the chain", async (t) => {
   const unknown = await refusal(route({ model: 'alpha' }, { failover: { fallback_models: ['nope'] } }));
   t.match(unknown, { status: 404, param: 'modelgate.failover.fallback_models[0]' });
   t.match(await refusal(route({ model: 'alpha' }, { failover: { fallback_providers: ['acme'] } })), { status: 400, param: 'modelgate.failover.fallback_providers[0]' });
+});
+
+t.test('a fallback the client named may be unpriced (the cost guard decides); a fallback provider\'s best fit is priced', async (t) => {
+  const unpriced = { ...model('anthropic', 'zeta', 0, 0, 0.99), price: { input: null, output: null, cached_input: null, cache_write: null } };
+  const { route } = await makeRouter({ models: [...MODELS, unpriced], settings: { MODELGATE_ROUTING_STRATEGY: 'quality_optimized' } });
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_models: ['zeta'] } }), ['openai/alpha', 'anthropic/zeta'], 'named in fallback_models: kept');
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_models: ['custom/my-local-llama'] } }), ['openai/alpha', 'custom/my-local-llama'], 'an unlisted model, named: kept');
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_providers: ['anthropic'] } }), ['openai/alpha', 'anthropic/beta'], "the provider's best fit is priced, though zeta ranks higher on quality");
+  t.notOk((await route({})).includes('anthropic/zeta'), 'auto never picks it');
 });
 
 t.test('when nothing fits, the answer says why', async (t) => {
