@@ -3,6 +3,7 @@
 // events to the client. Every stream in the gateway goes through these two.
 import { StringDecoder } from 'node:string_decoder';
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
+import { writableHeaders } from './respond.js';
 
 export interface SseEvent {
   event: string | undefined;
@@ -107,8 +108,9 @@ export class SseWriter {
     return !this.ended && !this.res.destroyed && this.res.writable;
   }
 
+  /** Header values that are not printable ASCII are percent-encoded (see core/respond.ts headerValue). */
   start(status: number, headers: OutgoingHttpHeaders): void {
-    this.res.writeHead(status, { ...headers, ...SSE_HEADERS });
+    this.res.writeHead(status, writableHeaders({ ...headers, ...SSE_HEADERS }));
     this.res.flushHeaders();
   }
 

@@ -5,7 +5,7 @@ import t from 'tap';
 import { createGzip, constants, gzipSync } from 'node:zlib';
 import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { PROVIDER_KEYS, openAIResponder } from '../helpers/fakes.js';
-import { FakeProvider, fixture, sleep, type Responder } from '../helpers/fake-provider.js';
+import { FakeProvider, fixture, fixtureJson, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
 import { testCatalog } from '../helpers/money.js';
 
 let upstream: FakeProvider;
@@ -110,6 +110,27 @@ t.test('a gzip-encoded stream that goes idle past MODELGATE_TIMEOUT ends with th
     t.equal(events.filter((event) => event.choices).map((event) => event.choices[0]?.delta?.content ?? '').join(''), 'The', 'the content before the gap reached the client');
     t.match(events.at(-1), { error: { code: 'upstream_timeout' } }, 'then the error event');
     t.ok(await until(() => upstream.aborted === 1), 'the upstream request was closed');
+  });
+});
+
+t.test('a model id that is not printable ASCII is percent-encoded in the response headers', async (t) => {
+  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' };
+  await withGateway({ ...polling, MODELGATE_ALLOW_UNPRICED_MODELS: 'true', CUSTOM_BASE_URL: `${upstream.url}/v1` }, async (gateway) => {
+    upstream.next(json(200, fixtureJson('openai/chat.json')));
+    const plain = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'custom/模型', messages: [{ role: 'user', content: 'hi' }] }) });
+    t.equal(plain.status, 200);
+    t.equal(plain.json.choices[0].message.content, 'The capital of France is Paris.');
+    t.equal(plain.headers.get('x-modelgate-model'), '%E6%A8%A1%E5%9E%8B');
+    t.equal(decodeURIComponent(plain.headers.get('x-modelgate-model')!), '模型');
+    t.equal(plain.headers.get('x-modelgate-provider'), 'custom', 'plain values are left as they are');
+
+    upstream.next(sse(fixture('openai/stream.sse')));
+    const streamed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'custom/模型', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    t.equal(streamed.status, 200);
+    t.equal(streamed.headers.get('x-modelgate-model'), '%E6%A8%A1%E5%9E%8B');
+    const text = streamed.text.split('\n\n').filter((e) => e.startsWith('data: {')).map((e) => JSON.parse(e.slice(6)).choices?.[0]?.delta?.content ?? '').join('');
+    t.equal(text, 'The capital of France is Paris.');
+    t.match(streamed.text, /data: \[DONE\]/);
   });
 });
 
