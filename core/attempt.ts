@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
-import { SseParser, SseWriter } from './sse.js';
+import { SseEventTooLarge, SseParser, SseWriter, type SseEvent } from './sse.js';
 import { badResponse, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
@@ -174,7 +174,13 @@ export class UpstreamStream {
 
   private async read(): Promise<void> {
     const next = await this.iterator.next();
-    const events = next.done ? this.parser.end() : this.parser.push(next.value);
+    let events: SseEvent[];
+    try {
+      events = next.done ? this.parser.end() : this.parser.push(next.value);
+    } catch (error) {
+      if (error instanceof SseEventTooLarge) throw badResponse(this.provider, error.message);
+      throw error;
+    }
     for (const event of events) {
       for (const chunk of this.translator.event(event)) this.take(chunk);
     }

@@ -134,4 +134,23 @@ t.test('a model id that is not printable ASCII is percent-encoded in the respons
   });
 });
 
+t.test('a stream line beyond the SSE limit (16 Mi characters) is a bad response, not unbounded memory', async (t) => {
+  upstream.next(async (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const piece = 'x'.repeat(1024 * 1024);
+    res.write('data: {"id":"');
+    for (let i = 0; i < 17 && !res.destroyed; i++) {
+      if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
+    }
+    // and never a line break
+  });
+  await withGateway({ MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
+    const refused = await call(gateway.url, '/chat/completions', { body: streamBody });
+    t.equal(refused.status, 503);
+    t.ok(await until(() => upstream.aborted === 1), 'the upstream stream was closed');
+    const openai = (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    t.match(openai.last_error, { reason: 'bad_response', message: /larger than 16777216 characters/ });
+  });
+});
+
 t.end();
