@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
-import { SseParser, SseWriter } from './sse.js';
+import { SseEventTooLarge, SseParser, SseWriter, type SseEvent } from './sse.js';
 import { badResponse, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
@@ -65,6 +65,15 @@ export class UpstreamStream {
   private readonly parser = new SseParser();
   private readonly iterator: AsyncIterator<Buffer>;
   private readonly pending: ChatChunk[] = [];
+  /**
+   * What this attempt generated, and its chunks (when the cache collects them), kept here until the
+   * stream commits: an attempt that fails before its first byte reached the client (content and an
+   * error event in one read, say) must leave nothing on the outcome — its text was neither sent,
+   * cached nor billed. `pipe` moves them over; from then on `take` writes to the outcome directly.
+   */
+  private generated: string[] = [];
+  private chunks: ChatChunk[] = [];
+  private committed = false;
   private hasContent = false;
   private ended = false;
   /** Content chunks written after the first, and when the first and last were written. */
@@ -83,6 +92,11 @@ export class UpstreamStream {
 
   get usage() {
     return this.translator.usage;
+  }
+
+  /** Drops the stream without sending anything (nobody will read it). */
+  cancel(): void {
+    this.response.destroy();
   }
 
   /** Reads until the first content (or the end). Throws UpstreamError; nothing is sent. */
@@ -109,6 +123,7 @@ export class UpstreamStream {
     const target = this.ctx.outcome.target!;
     const { ctx } = this;
     const writer = new SseWriter(ctx.res);
+    this.commit();
     ctx.outcome.ttftMs = performance.now() - ctx.startedAt;
     ctx.status = 200;
     writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx), trailer: 'x-modelgate-cost' });
@@ -159,7 +174,13 @@ export class UpstreamStream {
 
   private async read(): Promise<void> {
     const next = await this.iterator.next();
-    const events = next.done ? this.parser.end() : this.parser.push(next.value);
+    let events: SseEvent[];
+    try {
+      events = next.done ? this.parser.end() : this.parser.push(next.value);
+    } catch (error) {
+      if (error instanceof SseEventTooLarge) throw badResponse(this.provider, error.message);
+      throw error;
+    }
     for (const event of events) {
       for (const chunk of this.translator.event(event)) this.take(chunk);
     }
@@ -171,15 +192,27 @@ export class UpstreamStream {
     }
   }
 
-  private take(chunk: ChatChunk): void {
+  /** This attempt is the answer: what it generated so far goes on the outcome, and the rest follows. */
+  private commit(): void {
+    if (this.committed) return;
+    this.committed = true;
     const outcome = this.ctx.outcome;
+    outcome.generated.push(...this.generated);
+    this.generated = outcome.generated;
+    if (this.ctx.collectChunks) {
+      (outcome.chunks ??= []).push(...this.chunks);
+      this.chunks = outcome.chunks;
+    }
+  }
+
+  private take(chunk: ChatChunk): void {
     for (const choice of chunk.choices) {
       const delta = choice.delta;
-      if (delta.content) outcome.generated.push(delta.content);
-      if (delta.tool_calls) for (const call of delta.tool_calls) if (call.function?.arguments) outcome.generated.push(call.function.arguments);
+      if (delta.content) this.generated.push(delta.content);
+      if (delta.tool_calls) for (const call of delta.tool_calls) if (call.function?.arguments) this.generated.push(call.function.arguments);
       if (!this.hasContent && (delta.content || delta.tool_calls?.length || delta.refusal || choice.finish_reason)) this.hasContent = true;
     }
-    if (this.ctx.collectChunks) (outcome.chunks ??= []).push(chunk);
+    if (this.ctx.collectChunks) this.chunks.push(chunk);
     this.pending.push(chunk);
   }
 

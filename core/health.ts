@@ -1,5 +1,6 @@
 // What live traffic says about each provider: recent success rate, latency percentiles, last error,
-// circuit state, a Retry-After cooldown, and moving averages of latency per provider+model (time to
+// circuit state, Retry-After cooldowns (per provider+model: a rate limit on one model says nothing
+// about the provider's others), and moving averages of latency per provider+model (time to
 // the usable answer: the whole completion, or a stream's first content — kept apart, since they
 // differ) that performance routing ranks by. Fed by the failover plugin after every attempt; read
 // by the router, GET /v1/providers/status and the metrics.
@@ -24,8 +25,10 @@ export interface ProviderStatus {
   requests: number;
   latencyMs: { p50: number; p95: number } | null;
   lastError: { message: string; status: number; reason: string; at: string } | null;
-  /** Until when the provider asked us to stay away (Retry-After), if that is still ahead. */
+  /** The latest Retry-After cooldown still ahead among the provider's models, if any. */
   cooldownUntil: string | null;
+  /** Every model of the provider still cooling down, and until when. */
+  cooldowns: Array<{ model: string; until: string }>;
 }
 
 interface Average {
@@ -55,7 +58,8 @@ export class HealthRegistry {
   private readonly circuits = new Map<string, CircuitState>();
   /** When an open circuit lets its probe through (after the recovery timeout). */
   private readonly probeAt = new Map<string, number>();
-  private readonly cooldowns = new Map<string, number>();
+  /** provider → model → until (ms epoch). */
+  private readonly cooldowns = new Map<string, Map<string, number>>();
   private readonly listeners: Array<(provider: string, state: CircuitState) => void> = [];
 
   record(observation: Observation): void {
@@ -81,21 +85,35 @@ export class HealthRegistry {
     return this.averages.get(providerKey(provider, stream));
   }
 
-  /** The provider said "come back later" (Retry-After): skip it until then. */
-  coolDown(provider: string, ms: number, now = Date.now()): void {
+  /**
+   * The provider said "come back later" (Retry-After) for this model: skip the provider+model until
+   * then. The caller caps `ms` (MODELGATE_MAX_RETRY_AFTER).
+   */
+  coolDown(provider: string, model: string, ms: number, now = Date.now()): void {
+    let models = this.cooldowns.get(provider);
+    if (!models) this.cooldowns.set(provider, (models = new Map()));
     const until = now + ms;
-    if (until > (this.cooldowns.get(provider) ?? 0)) this.cooldowns.set(provider, until);
+    if (until > (models.get(model) ?? 0)) models.set(model, until);
   }
 
-  /** ms the provider still wants us to wait, 0 when it may be called. */
-  cooldownRemaining(provider: string, now = Date.now()): number {
-    const until = this.cooldowns.get(provider);
+  /** ms the provider still wants us to wait before calling this model, 0 when it may be called. */
+  cooldownRemaining(provider: string, model: string, now = Date.now()): number {
+    const models = this.cooldowns.get(provider);
+    const until = models?.get(model);
     if (until === undefined) return 0;
     if (until <= now) {
-      this.cooldowns.delete(provider);
+      models!.delete(model);
       return 0;
     }
     return until - now;
+  }
+
+  /** The provider's models still cooling down, latest first. */
+  private cooling(provider: string, now = Date.now()): Array<{ model: string; until: number }> {
+    const models = this.cooldowns.get(provider);
+    if (!models) return [];
+    for (const [model, until] of models) if (until <= now) models.delete(model);
+    return [...models].map(([model, until]) => ({ model, until })).sort((a, b) => b.until - a.until);
   }
 
   /** `probeAt`: for an open circuit, when it will let one probe request through. */
@@ -129,7 +147,7 @@ export class HealthRegistry {
     const total = ring?.ok.length ?? 0;
     const successes = ring ? ring.ok.filter(Boolean).length : 0;
     const sorted = ring ? [...ring.latency].sort((a, b) => a - b) : [];
-    const cooldown = this.cooldownRemaining(provider);
+    const cooling = this.cooling(provider);
     return {
       provider,
       circuit: this.circuit(provider),
@@ -137,7 +155,8 @@ export class HealthRegistry {
       requests: total,
       latencyMs: sorted.length === 0 ? null : { p50: round(percentile(sorted, 0.5)), p95: round(percentile(sorted, 0.95)) },
       lastError: this.lastErrors.get(provider) ?? null,
-      cooldownUntil: cooldown > 0 ? new Date(Date.now() + cooldown).toISOString() : null,
+      cooldownUntil: cooling.length > 0 ? new Date(cooling[0]!.until).toISOString() : null,
+      cooldowns: cooling.map(({ model, until }) => ({ model, until: new Date(until).toISOString() })),
     };
   }
 }

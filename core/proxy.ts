@@ -3,51 +3,34 @@
 // translate it. Upstream headers are exactly the adapter's: the client's credentials, cookies and
 // hop-by-hop headers never leave. An abort (client gone, attempt timed out, retry cancelled)
 // destroys the upstream request.
+//
+// Connections: one keep-alive agent per protocol, at most `maxSockets` (512) concurrent
+// connections per provider origin. Beyond that, upstream requests wait in the agent's queue, and
+// the wait counts against the attempt's timeout (MODELGATE_TIMEOUT); an attempt that ends while
+// queued (timeout, client gone) leaves the queue without being sent.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { UpstreamRequest } from '../providers/types.js';
-
-const PENDING = Symbol('modelgate.pendingUpstream');
-
-interface Pending {
-  resolve(response: IncomingMessage): void;
-  reject(error: Error): void;
-  proxyReq?: http.ClientRequest;
-  settled: boolean;
-}
-
-type ProxiedRequest = IncomingMessage & { [PENDING]?: Pending };
 
 export class AbortedError extends Error {
   override name = 'AbortedError';
 }
 
+export interface ForwarderOptions {
+  /** Concurrent upstream connections per origin (host:port); more requests queue. Default 512. */
+  maxSockets?: number;
+}
+
 export class Forwarder {
   private readonly proxy = createProxyServer({ selfHandleResponse: true, ignorePath: true, changeOrigin: true, xfwd: false });
-  private readonly agents = {
-    http: new http.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' }),
-    https: new https.Agent({ keepAlive: true, maxSockets: 512, maxFreeSockets: 64, scheduling: 'lifo' }),
-  };
+  private readonly agents;
 
-  constructor() {
-    this.proxy.on('proxyReq', (proxyReq, req) => {
-      const pending = (req as ProxiedRequest)[PENDING];
-      if (!pending) return;
-      pending.proxyReq = proxyReq;
-      if (pending.settled) proxyReq.destroy();
-    });
-    this.proxy.on('proxyRes', (proxyRes, req) => {
-      const pending = (req as ProxiedRequest)[PENDING];
-      if (!pending || pending.settled) {
-        proxyRes.destroy();
-        return;
-      }
-      pending.settled = true;
-      pending.resolve(proxyRes);
-    });
+  constructor(options: ForwarderOptions = {}) {
+    const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 512, maxFreeSockets: 64, scheduling: 'lifo' as const };
+    this.agents = { http: new http.Agent(agent), https: new https.Agent(agent) };
     // Errors are delivered through the per-call callback; this keeps stray ones from crashing.
     this.proxy.on('error', () => {});
   }
@@ -56,23 +39,27 @@ export class Forwarder {
    * Sends `upstream` and resolves with the provider's response (status and headers read, body not).
    * `req`/`res` are the client's: http-proxy uses them for lifecycle (a client that goes away
    * destroys the upstream request too).
+   *
+   * Each call owns its upstream request: http-proxy hands it to our `buffer.pipe` synchronously,
+   * before the agent gives it a socket, so an attempt that ends early destroys exactly its own
+   * request — even one still queued for a socket — and only that request's response can resolve
+   * this call. (Looking the attempt up on the shared client `req` when the socket arrives, as the
+   * proxyReq/proxyRes events allow, let a stale queued request be sent and answer a newer attempt.)
    */
   send(req: IncomingMessage, res: ServerResponse, upstream: UpstreamRequest, signal: AbortSignal): Promise<IncomingMessage> {
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const proxied = req as ProxiedRequest;
-      const pending: Pending = { resolve, reject, settled: false };
-      proxied[PENDING] = pending;
+      let proxyReq: http.ClientRequest | undefined;
+      let settled = false;
       const onAbort = () => fail(new AbortedError(String(signal.reason ?? 'aborted')));
-      const fail = (error: Error) => {
+      const settle = () => {
+        settled = true;
         signal.removeEventListener('abort', onAbort);
-        if (pending.settled) return;
-        pending.settled = true;
-        pending.proxyReq?.destroy();
-        reject(error);
       };
-      pending.resolve = (response) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(response);
+      const fail = (error: Error) => {
+        if (settled) return;
+        settle();
+        proxyReq?.destroy();
+        reject(error);
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
@@ -84,6 +71,12 @@ export class Forwarder {
       // http-proxy starts from the incoming headers; the upstream must see only ours.
       req.headers = {};
       const url = this.parse(upstream.url);
+      // http-proxy adds a 'close' listener to `res` and an 'error' listener to `req` per call; a
+      // request with many attempts would pass Node's limit of 10 (MaxListenersExceededWarning) and
+      // keep every attempt's upstream request reachable. They are removed when the attempt's
+      // upstream request closes (our abort handling covers the client going away after that).
+      const closeBefore = res.listeners('close');
+      const errorBefore = req.listeners('error');
       this.proxy.web(
         req,
         res,
@@ -92,12 +85,36 @@ export class Forwarder {
           method: upstream.method,
           headers,
           agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
-          // http-proxy only calls pipe(); ending the upstream request with the whole body at once
-          // avoids a stream object per request.
-          buffer: { pipe: (destination: http.ClientRequest) => destination.end(body) } as unknown as Readable,
+          // http-proxy only calls pipe(), with the upstream request it just created; ending it with
+          // the whole body at once avoids a stream object per request.
+          buffer: {
+            pipe: (destination: http.ClientRequest) => {
+              proxyReq = destination;
+              destination.once('response', (response: IncomingMessage) => {
+                if (settled) {
+                  response.destroy();
+                  return;
+                }
+                settle();
+                resolve(response);
+              });
+              destination.end(body);
+            },
+          } as unknown as Readable,
         },
         (error) => fail(error as Error),
       );
+      const added = {
+        close: res.listeners('close').filter((listener) => !closeBefore.includes(listener)),
+        error: req.listeners('error').filter((listener) => !errorBefore.includes(listener)),
+      };
+      const own = proxyReq as http.ClientRequest | undefined;
+      if (!own) return fail(new Error('http-proxy did not create the upstream request'));
+      own.once('close', () => {
+        for (const listener of added.close) res.removeListener('close', listener as () => void);
+        for (const listener of added.error) req.removeListener('error', listener as () => void);
+      });
+      if (settled) own.destroy(); // aborted while http-proxy was setting up
     });
   }
 
@@ -120,18 +137,30 @@ export class Forwarder {
   }
 }
 
-/** The response body as a stream of plain bytes, undoing any content-encoding. */
+/**
+ * The response body as a stream of plain bytes, undoing any content-encoding. The decoder is joined
+ * with stream.pipeline, not pipe(): destroying the response (client gone, idle timeout, abort) must
+ * destroy the decoder too — with the same error, or a premature-close error — or a reader waiting on
+ * the decoded stream would wait forever (pipe() only unpipes on close; the decoder never ends).
+ */
 export function decodedBody(response: IncomingMessage): Readable {
+  let decoder: Transform;
   switch (response.headers['content-encoding']) {
     case 'gzip':
-      return response.pipe(createGunzip());
+    case 'x-gzip':
+      decoder = createGunzip();
+      break;
     case 'br':
-      return response.pipe(createBrotliDecompress());
+      decoder = createBrotliDecompress();
+      break;
     case 'deflate':
-      return response.pipe(createInflate());
+      decoder = createInflate();
+      break;
     default:
       return response;
   }
+  // The error reaches readers through the decoder; the callback only keeps it from going unhandled.
+  return pipeline(response, decoder, () => {});
 }
 
 /** Reads a whole (decoded) body, refusing more than `limit` bytes; an abort destroys the response. */

@@ -1,8 +1,10 @@
 // Server-sent events, both directions. SseParser turns upstream bytes into events (LF, CRLF and CR
-// framing, UTF-8 split across chunks, comments ignored); SseWriter writes OpenAI-style data-only
+// framing, UTF-8 split across chunks, comments ignored, an event bounded at 16 Mi characters so a
+// stream without line breaks cannot grow memory without limit); SseWriter writes OpenAI-style data-only
 // events to the client. Every stream in the gateway goes through these two.
 import { StringDecoder } from 'node:string_decoder';
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
+import { writableHeaders } from './respond.js';
 
 export interface SseEvent {
   event: string | undefined;
@@ -10,18 +12,44 @@ export interface SseEvent {
   id: string | undefined;
 }
 
+/** Largest event (its unfinished line plus the data lines so far), in characters: 16 Mi. */
+export const MAX_EVENT_CHARS = 16 * 1024 * 1024;
+
+/** The stream holds a line or event larger than the parser's limit: it is not a stream we can relay. */
+export class SseEventTooLarge extends Error {
+  override name = 'SseEventTooLarge';
+  constructor(limit: number) {
+    super(`an event larger than ${limit} characters`);
+  }
+}
+
 export class SseParser {
   private readonly decoder = new StringDecoder('utf8');
   private buffer = '';
   private data: string[] = [];
+  /** Characters in `data`. */
+  private dataChars = 0;
   private event: string | undefined;
   private id: string | undefined;
   private skipLeadingLf = false;
 
-  /** Feeds a chunk of the stream; returns the events it completed. */
+  /** `maxEventChars` bounds what one event may hold in memory; beyond it push/end throw SseEventTooLarge. */
+  constructor(private readonly maxEventChars = MAX_EVENT_CHARS) {}
+
+  /** Feeds a chunk of the stream; returns the events it completed. Throws SseEventTooLarge. */
   push(chunk: Buffer | string): SseEvent[] {
     this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    return this.drain(false);
+    const events = this.drain(false);
+    // What is left is an unfinished line of the current event.
+    if (this.buffer.length + this.dataChars > this.maxEventChars) this.overflow();
+    return events;
+  }
+
+  private overflow(): never {
+    this.buffer = '';
+    this.data = [];
+    this.dataChars = 0;
+    throw new SseEventTooLarge(this.maxEventChars);
   }
 
   /** The stream ended: a final event without its blank line still counts. */
@@ -78,7 +106,11 @@ export class SseParser {
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.charCodeAt(0) === 32) value = value.slice(1);
-    if (field === 'data') this.data.push(value);
+    if (field === 'data') {
+      this.data.push(value);
+      this.dataChars += value.length + 1;
+      if (this.dataChars > this.maxEventChars) this.overflow();
+    }
     else if (field === 'event') this.event = value;
     else if (field === 'id') this.id = value;
     return undefined;
@@ -87,6 +119,7 @@ export class SseParser {
   private dispatch(): SseEvent {
     const event = { event: this.event, data: this.data.join('\n'), id: this.id };
     this.data = [];
+    this.dataChars = 0;
     this.event = undefined;
     return event;
   }
@@ -107,8 +140,9 @@ export class SseWriter {
     return !this.ended && !this.res.destroyed && this.res.writable;
   }
 
+  /** Header values that are not printable ASCII are percent-encoded (see core/respond.ts headerValue). */
   start(status: number, headers: OutgoingHttpHeaders): void {
-    this.res.writeHead(status, { ...headers, ...SSE_HEADERS });
+    this.res.writeHead(status, writableHeaders({ ...headers, ...SSE_HEADERS }));
     this.res.flushHeaders();
   }
 

@@ -1,9 +1,10 @@
 // Failover: sends the request down the router's chain and answers the client. Each target gets
 // cockatiel's retry → circuit breaker → timeout (plugins/failover/policies.ts); a failing target
 // hands over to the next, up to MODELGATE_FAILOVER_RETRIES more; a 4xx caused by the request stops
-// everything. Streams commit on their first content, so only failures before it can fail over.
+// everything, and so does a beforeAttempt refusal (cost guard) of the first candidate — of a later
+// one, it only skips that candidate. Streams commit on their first content, so only failures before it can fail over.
 // Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
-// EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_* and MODELGATE_CIRCUIT_BREAKER_*.
+// EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_*, MODELGATE_CIRCUIT_BREAKER_* and MODELGATE_MAX_RETRY_AFTER.
 import { isBrokenCircuitError } from 'cockatiel';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError, isGatewayError } from '../core/errors.js';
@@ -34,6 +35,12 @@ const settings = defineSettings({
   MODELGATE_CIRCUIT_BREAKER_ENABLED: { type: 'boolean', default: true, description: 'Keep a provider out after repeated failures.' },
   MODELGATE_CIRCUIT_BREAKER_THRESHOLD: { type: 'integer', default: 5, minimum: 1, description: "Consecutive failures that open a provider's circuit." },
   MODELGATE_CIRCUIT_BREAKER_TIMEOUT: { type: 'integer', default: 30000, minimum: 1, description: 'ms a circuit stays open before one probe request is let through.' },
+  MODELGATE_MAX_RETRY_AFTER: {
+    type: 'integer',
+    default: 60000,
+    minimum: 0,
+    description: "ms: the longest a provider's Retry-After keeps that provider+model out of routing (and the longest Retry-After passed on to clients); longer waits are cut to this.",
+  },
 });
 
 const overrides: OverrideSpec[] = [
@@ -98,7 +105,6 @@ export const failover: PluginModule<typeof settings> = {
     /** Retries, breaker and timeout around the calls to one target; resolves with a usable answer. */
     function tryTarget(ctx: RequestContext, target: Target, config: RetryConfig, last: boolean): Promise<Opened> {
       const provider = target.provider.name;
-      const breaker = breakers.for(provider);
       return retries.get(config, last).execute(async ({ attempt, signal }) => {
         // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
         if (signal.aborted) throw new AbortedError('client disconnected');
@@ -107,7 +113,7 @@ export const failover: PluginModule<typeof settings> = {
         const started = performance.now();
         const call = (outer: AbortSignal) => timeouts.run(provider, (inner) => openAttempt(ctx, target, forwarder, inner), outer);
         try {
-          const opened = breaker ? await breaker.execute(({ signal: outer }) => call(outer), signal) : await call(signal);
+          const opened = await breakers.execute(provider, call, signal, discardOpened);
           observe(health, ctx, target, performance.now() - started);
           return opened;
         } catch (error) {
@@ -152,21 +158,33 @@ export const failover: PluginModule<typeof settings> = {
             const last = i === chain.length - 1;
             const provider = target.provider.name;
             // Something this request (or a concurrent one) learned may rule the target out now.
-            if (health.cooldownRemaining(provider) > 0 || health.circuitOpen(provider) || (!last && breakers.probing(provider))) continue;
+            if (health.cooldownRemaining(provider, target.model.id) > 0 || health.circuitOpen(provider) || (!last && breakers.probing(provider))) continue;
             if (failures.length > 0) {
               ctx.outcome.fallbacks++;
               if (s.MODELGATE_FAILOVER_DELAY > 0) await sleep(s.MODELGATE_FAILOVER_DELAY, ctx.signal);
             }
             if (ctx.signal.aborted) return;
+            const previous = ctx.outcome.target;
             ctx.outcome.target = target;
-            for (const hook of ctx.beforeAttempt) await hook(target);
+            try {
+              for (const hook of ctx.beforeAttempt) await hook(target);
+            } catch (error) {
+              // A refusal of the client's own first choice (the cost guard: unpriced, over the
+              // per-request cap, out of budget) is the answer. A refused fallback is only a
+              // candidate that cannot be used: the next one is tried, and the refusal is one of
+              // the failures the final answer is chosen from.
+              if (i === 0 || !isGatewayError(error)) throw error;
+              ctx.outcome.target = previous;
+              failures.push(error);
+              continue;
+            }
             try {
               const opened = await tryTarget(ctx, target, config, last);
               return await deliver(ctx, target, opened);
             } catch (error) {
               if (ctx.signal.aborted) return;
               if (isUpstreamError(error)) {
-                if (error.retryAfterMs !== undefined) health.coolDown(provider, error.retryAfterMs);
+                if (error.retryAfterMs !== undefined) health.coolDown(provider, target.model.id, Math.min(error.retryAfterMs, s.MODELGATE_MAX_RETRY_AFTER));
                 if (error.causedByRequest) throw error.toGatewayError();
                 failures.push(error);
               } else if (isGatewayError(error) && error.status === 400) {
@@ -176,12 +194,17 @@ export const failover: PluginModule<typeof settings> = {
               }
             }
           }
-          throw finalError(ctx, failures, health, logger);
+          throw finalError(ctx, failures, health, logger, s.MODELGATE_MAX_RETRY_AFTER);
         },
       },
     };
   },
 };
+
+/** An answer nobody will read (its client left while it arrived): free the upstream connection. */
+function discardOpened(opened: Opened): void {
+  if (opened.kind === 'stream') opened.stream.cancel();
+}
 
 function observe(health: HealthRegistry, ctx: RequestContext, target: Target, latencyMs: number, error?: UpstreamError): void {
   health.record({
@@ -200,7 +223,7 @@ function observe(health: HealthRegistry, ctx: RequestContext, target: Target, la
  * gateway's keys (502); 429 Rate limit exceeded if every failure was a provider rate limit; else
  * 503 Provider unavailable. Retry-After carries the shortest known wait.
  */
-function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegistry, logger: RequestContext['log']): GatewayError {
+function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegistry, logger: RequestContext['log'], maxRetryAfterMs: number): GatewayError {
   const upstream = failures.filter(isUpstreamError);
   logger.warn(
     { requestId: ctx.id, failures: failures.map((f) => ({ provider: isUpstreamError(f) ? f.provider : undefined, status: f.status, message: f.message })) },
@@ -210,8 +233,8 @@ function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegi
   // The gateway's credentials (or credit) were refused everywhere: that is the operator's to fix.
   if (upstream.length > 0 && upstream.every((f) => f.status === 502 && f.reason === 'http_status')) return upstream[0]!.toGatewayError();
   const waits = [
-    ...upstream.flatMap((f) => (f.retryAfterMs === undefined ? [] : [f.retryAfterMs])),
-    ...(ctx.candidates ?? []).map((t) => Math.max(health.cooldownRemaining(t.provider.name), health.circuitRemaining(t.provider.name))).filter((ms) => ms > 0),
+    ...upstream.flatMap((f) => (f.retryAfterMs === undefined ? [] : [Math.min(f.retryAfterMs, maxRetryAfterMs)])),
+    ...(ctx.candidates ?? []).map((t) => Math.max(health.cooldownRemaining(t.provider.name, t.model.id), health.circuitRemaining(t.provider.name))).filter((ms) => ms > 0),
   ];
   const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
   // Only rate limits: the spec's 429 "Rate limit exceeded (service or provider)" tells clients to slow down.

@@ -13,7 +13,7 @@ import type { RequestContext } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
 import type { Provider } from '../providers/types.js';
-import { CandidateFilter, type Candidate } from './router/candidates.js';
+import { CandidateFilter, type Candidate, type Rules } from './router/candidates.js';
 import { rank, type Strategy } from './router/rank.js';
 import { noCandidate } from './router/no-fit.js';
 
@@ -122,13 +122,16 @@ export const router: PluginModule<typeof settings> = {
           exploration: s.MODELGATE_ROUTING_EXPLORATION,
           health,
         });
-      const keep = (models: readonly CatalogModel[], rules: { quality: boolean; cost: boolean }) =>
+      const keep = (models: readonly CatalogModel[], rules: Rules) =>
         models.map((model) => filter.check(model, rules)).filter((c): c is Candidate => c !== undefined);
-      // auto and each fallback provider's best fit: every constraint. A model the client named:
-      // no quality threshold; the cap applies to its fallbacks (the cost guard judges the model itself).
-      const AUTO = { quality: true, cost: true };
-      const NAMED = { quality: false, cost: false };
-      const FALLBACK = { quality: false, cost: true };
+      // auto and each fallback provider's best fit (the gateway's choice): every constraint, priced
+      // models only. A model the client named — requested, in fallback_models, or the requested
+      // model on a fallback provider — may be below the quality threshold or unpriced (the cost
+      // guard decides on unpriced models, and on the requested one's cost); the cap applies to a
+      // priced fallback's estimate here.
+      const AUTO: Rules = { quality: true, cost: true, unpriced: false };
+      const NAMED: Rules = { quality: false, cost: false, unpriced: true };
+      const FALLBACK: Rules = { quality: false, cost: true, unpriced: true };
 
       const requested = chat.body.model;
       const auto = requested === 'auto';

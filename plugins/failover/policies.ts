@@ -5,12 +5,15 @@
 //   a timeout only on the last candidate (else it is better spent on another), never a 4xx
 //   caused by the request.
 // - breaker: every provider-side failure except 429 (rate limits are handled by Retry-After).
+//   Only a success closes an open circuit: a probe that ends without a verdict leaves it open
+//   (see Breakers.execute).
 // Each provider has one breaker for the life of the process; its state is mirrored in the health
 // registry (router, /v1/providers/status, metrics).
 import {
   circuitBreaker,
   ConsecutiveBreaker,
   ConstantBackoff,
+  DelegateBackoff,
   ExponentialBackoff,
   handleWhen,
   noJitterGenerator,
@@ -20,9 +23,12 @@ import {
   TaskCancelledError,
   CircuitState,
   type CircuitBreakerPolicy,
+  type FailureReason,
+  type IHalfOpenAfterBackoffContext,
   type RetryPolicy,
 } from 'cockatiel';
 import { isUpstreamError, timedOut } from '../../core/upstream-error.js';
+import { AbortedError } from '../../core/proxy.js';
 import type { CircuitState as HealthCircuit, HealthRegistry } from '../../core/health.js';
 
 export interface RetryConfig {
@@ -38,7 +44,23 @@ export interface BreakerConfig {
   recoveryMs: number;
 }
 
-const countsForBreaker = (error: Error) => isUpstreamError(error) && !error.causedByRequest && error.upstreamStatus !== 429;
+const providerFailure = (error: Error) => isUpstreamError(error) && !error.causedByRequest && error.upstreamStatus !== 429;
+
+/**
+ * A half-open probe that ended without saying whether the provider works again: its client left,
+ * it was cancelled, or the answer was neither a success nor a provider failure (a 429, a 4xx caused
+ * by the request, a request the adapter cannot express). Wraps the original error on its way
+ * through the breaker only; callers of Breakers.execute see the original.
+ */
+class InconclusiveProbe extends Error {
+  override name = 'InconclusiveProbe';
+  constructor(readonly original: unknown) {
+    super('the circuit breaker probe ended without a verdict');
+  }
+}
+
+const countsForBreaker = (error: Error) => error instanceof InconclusiveProbe || providerFailure(error);
+const inconclusive = (reason: FailureReason<unknown> | undefined) => reason !== undefined && 'error' in reason && reason.error instanceof InconclusiveProbe;
 
 /** One circuit breaker per provider, created on first use. */
 export class Breakers {
@@ -56,20 +78,83 @@ export class Breakers {
     }
     let breaker = this.breakers.get(provider);
     if (!breaker) {
-      breaker = circuitBreaker(handleWhen(countsForBreaker), {
-        halfOpenAfter: this.config.recoveryMs,
+      const { recoveryMs } = this.config;
+      const created = circuitBreaker(handleWhen(countsForBreaker), {
+        // An inconclusive probe reopens the circuit with its probe due at once: the recovery time
+        // has passed already, only the verdict is missing, so the next request may probe again.
+        halfOpenAfter: new DelegateBackoff<IHalfOpenAfterBackoffContext>((context) => (inconclusive(context.result) ? 0 : recoveryMs)),
         breaker: new ConsecutiveBreaker(this.config.threshold),
       });
-      breaker.onStateChange((state) => this.health.setCircuit(provider, mirror(state), Date.now() + this.config.recoveryMs));
-      this.breakers.set(provider, breaker);
+      created.onStateChange((state) => {
+        const wait = state === CircuitState.Open && !inconclusive(created.lastFailure) ? recoveryMs : 0;
+        this.health.setCircuit(provider, mirror(state), Date.now() + wait);
+      });
+      this.breakers.set(provider, (breaker = created));
     }
     return breaker;
+  }
+
+  /**
+   * Runs `fn` under the provider's breaker (or directly with breakers off). Two gaps of cockatiel
+   * 3.2.1 are closed here:
+   * - Its half-open state closes the circuit on any error its filter does not handle — a client
+   *   that left, a cancellation, a 429 — although the provider proved nothing. Errors of the probe
+   *   call that are not provider failures are rethrown into the breaker as InconclusiveProbe, which
+   *   it handles as a failure: the circuit goes back to open (probe due at once, see `for`), and the
+   *   caller gets the original error. Only a success closes the circuit.
+   * - A call that arrives during a probe waits for it and then runs `fn` again without the abort
+   *   signal. So `fn` gets our `signal`, never cockatiel's; a call whose client left meanwhile
+   *   makes no upstream call; and the wait itself ends when the client leaves.
+   */
+  async execute<T>(provider: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, discard?: (value: T) => void): Promise<T> {
+    const breaker = this.for(provider);
+    if (!breaker) return fn(signal);
+    if (signal.aborted) throw new AbortedError('client disconnected');
+    const waits = breaker.state === CircuitState.HalfOpen;
+    const run = breaker.execute(async () => {
+      // fn runs in a non-closed state only as the probe (cockatiel calls it before it records half-open).
+      const probe = breaker.state !== CircuitState.Closed;
+      try {
+        if (signal.aborted) throw new AbortedError('client disconnected');
+        return await fn(signal);
+      } catch (error) {
+        throw probe && !providerFailure(error as Error) ? new InconclusiveProbe(error) : error;
+      }
+    }, signal);
+    try {
+      return await (waits ? untilAborted(run, signal, discard) : run);
+    } catch (error) {
+      throw error instanceof InconclusiveProbe ? error.original : error;
+    }
   }
 
   /** A probe is in flight: other requests should go elsewhere rather than wait for it. */
   probing(provider: string): boolean {
     return this.breakers.get(provider)?.state === CircuitState.HalfOpen;
   }
+}
+
+/** `promise`, or AbortedError as soon as `signal` aborts (a late value is handed to `discard`). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard?: (value: T) => void): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let gone = false;
+    const onAbort = () => {
+      gone = true;
+      reject(new AbortedError('client disconnected'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (gone) discard?.(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 function mirror(state: CircuitState): HealthCircuit {

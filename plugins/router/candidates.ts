@@ -32,6 +32,17 @@ export interface Exclusion {
   detail: string;
 }
 
+/**
+ * Which constraints a model must meet, besides fitting the request. `quality`: at least
+ * quality_threshold. `cost`: a priced model's estimate within max_cost_per_request. `unpriced`: a
+ * model without a catalog price may be a candidate (only models the client named explicitly).
+ */
+export interface Rules {
+  quality: boolean;
+  cost: boolean;
+  unpriced: boolean;
+}
+
 export interface Limits {
   qualityThreshold: number;
   maxCost: number;
@@ -62,16 +73,18 @@ export class CandidateFilter {
   }
 
   /**
-   * A candidate, or undefined with the exclusion recorded. Models the client named skip the
-   * quality threshold and may be unpriced; the requested model itself is not held to the
-   * per-request cap here — the cost guard refuses it, with its own message, before any call.
+   * A candidate, or undefined with the exclusion recorded. `rules` say which constraints apply
+   * beyond what the request needs (see Rules). Models the client named skip the quality threshold
+   * and may be unpriced (the cost guard refuses them unless MODELGATE_ALLOW_UNPRICED_MODELS, and
+   * holds them to the per-request cap at its unpriced prices); the requested model itself is not
+   * held to the per-request cap here — the cost guard refuses it, with its own message, before any call.
    */
-  check(model: CatalogModel, rules: { quality: boolean; cost: boolean }): Candidate | undefined {
+  check(model: CatalogModel, rules: Rules): Candidate | undefined {
     const provider = this.providers.get(model.provider);
     if (!provider?.configured) return this.exclude(model, 'not_configured', `${model.provider} has no credentials`);
     if (this.health.circuitOpen(model.provider, this.now)) return this.exclude(model, 'circuit_open', `${model.provider} circuit is open`);
-    const cooling = this.health.cooldownRemaining(model.provider, this.now);
-    if (cooling > 0) return this.exclude(model, 'cooling_down', `${model.provider} asked to retry after ${Math.ceil(cooling / 1000)} s`);
+    const cooling = this.health.cooldownRemaining(model.provider, model.id, this.now);
+    if (cooling > 0) return this.exclude(model, 'cooling_down', `${model.provider} asked to retry ${model.id} after ${Math.ceil(cooling / 1000)} s`);
     if (this.needs.tools && !model.capabilities.tools) return this.exclude(model, 'tools', 'no tool calling');
     if (this.needs.vision && !model.capabilities.vision) return this.exclude(model, 'vision', 'no image input');
     if (this.needs.jsonSchema && !model.capabilities.json_schema) return this.exclude(model, 'json_schema', 'no structured output');
@@ -82,7 +95,7 @@ export class CandidateFilter {
     if (rules.quality && model.quality.score < this.limits.qualityThreshold) {
       return this.exclude(model, 'quality', `quality ${model.quality.score} < ${this.limits.qualityThreshold}`);
     }
-    if (!isPriced(model)) return rules.quality ? this.exclude(model, 'unpriced', 'no known price') : { target: { provider, model }, cost: undefined };
+    if (!isPriced(model)) return rules.unpriced ? { target: { provider, model }, cost: undefined } : this.exclude(model, 'unpriced', 'no known price');
     const cost = estimateCost(this.chat, model)!;
     if (rules.cost && cost > this.limits.maxCost) return this.exclude(model, 'max_cost', `estimated $${cost.toPrecision(3)} > $${this.limits.maxCost}`);
     return { target: { provider, model }, cost };

@@ -1,6 +1,7 @@
 // The answer when no candidate is left, chosen by what excluded them: only unconfigured providers →
-// 404 Model unavailable; only open circuits or Retry-After cooldowns → 503 Provider unavailable at
-// once (with Retry-After); anything else → 400 listing which constraint excluded which models.
+// 404 Model unavailable; only open circuits or Retry-After cooldowns (of those provider+models) →
+// 503 Provider unavailable at once (with Retry-After); anything else → 400 listing which constraint
+// excluded which models.
 import { GatewayError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
 import type { Exclusion, Reason } from './candidates.js';
@@ -24,7 +25,7 @@ export function noCandidate(exclusions: Exclusion[], health: HealthRegistry): Ga
   if (relevant.length === 0) return new GatewayError('model_unavailable', { param: 'model' });
 
   if (relevant.every((e) => e.reason === 'circuit_open' || e.reason === 'cooling_down')) {
-    const waits = relevant.map((e) => Math.max(health.circuitRemaining(e.model.provider), health.cooldownRemaining(e.model.provider)));
+    const waits = relevant.map((e) => Math.max(health.circuitRemaining(e.model.provider), health.cooldownRemaining(e.model.provider, e.model.id)));
     const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     return new GatewayError('provider_unavailable', {
       code: relevant.some((e) => e.reason === 'circuit_open') ? 'circuit_open' : 'provider_cooling_down',

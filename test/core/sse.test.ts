@@ -1,5 +1,5 @@
 import t from 'tap';
-import { SseParser } from '../../core/sse.js';
+import { MAX_EVENT_CHARS, SseEventTooLarge, SseParser } from '../../core/sse.js';
 import { fixture } from '../helpers/fake-provider.js';
 
 const parseAll = (parts: Array<string | Buffer>) => {
@@ -46,4 +46,18 @@ t.test('the golden transcripts parse to their documented event counts', async (t
   t.equal(parseAll([fixture('gemini/stream.sse')]).length, 3);
   t.equal(parseAll([fixture('cohere/stream.sse')]).length, 11);
   t.equal(parseAll([fixture('mistral/stream.sse')]).length, 6);
+});
+
+t.test('a line or event larger than the limit fails the stream instead of growing without bound', async (t) => {
+  t.equal(MAX_EVENT_CHARS, 16 * 1024 * 1024, 'the default limit: 16 Mi characters');
+  const small = () => new SseParser(100);
+  // A line that never ends, arriving in pieces.
+  const endless = small();
+  t.same(endless.push('data: ' + 'x'.repeat(50)), []);
+  t.throws(() => endless.push('x'.repeat(60)), SseEventTooLarge);
+  // Many short data lines of one event.
+  t.throws(() => small().push('data: aaaaaaaaaa\n'.repeat(12)), SseEventTooLarge);
+  // Events under the limit, however many, are fine.
+  const many = small();
+  t.equal(Array.from({ length: 50 }, () => many.push('data: ' + 'y'.repeat(80) + '\n\n')).flat().length, 50);
 });

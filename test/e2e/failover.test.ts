@@ -116,17 +116,85 @@ t.test('connection refused: the next provider answers', async (t) => {
   });
 });
 
-t.test("a provider's Retry-After keeps it out of later requests until then", async (t) => {
+t.test("a provider's Retry-After keeps that provider+model out of later requests until then; its other models still route", async (t) => {
+  // `duo` on both providers, and `solo` on openai only.
+  const file = join(dir, 'with-solo.json');
+  const entry = (provider: string, id: string, native: string, price: number) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
+  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', 2e-7), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
   primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '30' }));
-  await withGateway({}, async (gateway) => {
+  await withGateway({ MODELGATE_MODEL_CATALOG: file }, async (gateway) => {
     await gateway.client().chat.completions.create(ask);
     await gateway.client().chat.completions.create(ask);
-    t.equal(primary.requests.length, 1, 'the second request did not try the cooling provider');
+    t.equal(primary.requests.length, 1, 'the second request did not try the cooling provider+model');
     t.equal(secondary.requests.length, 2);
+    const solo = await gateway.client().chat.completions.create({ ...ask, model: 'solo' }).withResponse();
+    t.equal(solo.response.headers.get('x-modelgate-provider'), 'openai', "the provider's other model is not held back");
+    t.equal(primary.last?.json.model, 'gpt-4o');
     const status = await call(gateway.url, '/providers/status');
     const openai = status.json.data.find((p: { provider: string }) => p.provider === 'openai');
     t.ok(openai.cooldown_until, 'the status shows until when');
     t.equal(openai.state, 'degraded');
+  });
+});
+
+t.test('a Retry-After longer than MODELGATE_MAX_RETRY_AFTER is cut to it', async (t) => {
+  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' };
+  // A day, by default cut to 60 s: what the status and the client's Retry-After say.
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '86400' }));
+  secondary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway(polling, async (gateway) => {
+    const before = Date.now();
+    const refused = await call(gateway.url, '/chat/completions', { body });
+    t.equal(refused.status, 503);
+    t.equal(refused.headers.get('retry-after'), '60', "the client is told the capped wait");
+    const openai = (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const until = Date.parse(openai.cooldown_until) - before;
+    t.ok(until > 50_000 && until <= 61_000, `cooling down for ~60 s, not a day (${until} ms)`);
+  });
+  // A short cap: the model comes back by itself.
+  primary.reset();
+  secondary.reset();
+  primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '86400' }));
+  await withGateway({ ...polling, MODELGATE_MAX_RETRY_AFTER: '200' }, async (gateway) => {
+    const first = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(first.response.headers.get('x-modelgate-provider'), 'custom');
+    let back = false;
+    for (let i = 0; i < 100 && !back; i++) {
+      await sleep(20);
+      back = (await gateway.client().chat.completions.create(ask).withResponse()).response.headers.get('x-modelgate-provider') === 'openai';
+    }
+    t.ok(back, 'openai serves the model again once the capped wait is over');
+  });
+});
+
+t.test("the cost guard refusing a fallback skips that candidate; refusing the client's first choice ends the request", async (t) => {
+  // duo: openai priced, custom unpriced; solo: openai only, priced.
+  const file = join(dir, 'unpriced-second.json');
+  const entry = (provider: string, id: string, native: string, price: number | null) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
+  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', null), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
+  const fallBack = { ...ask, modelgate: { failover: { fallback_models: ['solo'] } } };
+  const cases: Array<{ name: string; extra: Record<string, string>; headers?: Record<string, string> }> = [
+    { name: 'an unpriced fallback', extra: {} },
+    // Allowed unpriced models are estimated at $10/$30 per 1M tokens: over a $0.001 cap.
+    { name: 'a fallback over the per-request cap', extra: { MODELGATE_ALLOW_UNPRICED_MODELS: 'true' }, headers: { 'x-modelgate-max-cost': '0.001' } },
+  ];
+  for (const c of cases) {
+    primary.reset();
+    secondary.reset();
+    await withGateway({ MODELGATE_MODEL_CATALOG: file, ...c.extra }, async (gateway) => {
+      primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+      const { response } = await gateway.client().chat.completions.create(fallBack as never, { headers: c.headers }).withResponse();
+      t.equal(response.headers.get('x-modelgate-model'), 'solo', `${c.name}: skipped, the next candidate answered`);
+      t.equal(secondary.requests.length, 0, `${c.name}: the refused candidate was not called`);
+
+      primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+      const alone = await call(gateway.url, '/chat/completions', { body, headers: c.headers });
+      t.same([alone.status, alone.json.error.message], [503, 'Provider unavailable'], `${c.name}: with nothing after it, the answer is the first failure's`);
+    });
+  }
+  await withGateway({ MODELGATE_MODEL_CATALOG: file }, async (gateway) => {
+    const pinned = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...fallBack, model: 'custom/duo' }) });
+    t.same([pinned.status, pinned.json.error.code], [403, 'model_unpriced'], "the client's own first choice refused: that is the answer");
   });
 });
 
@@ -187,6 +255,40 @@ t.test('a stream that fails before its first content fails over; the client sees
   });
 });
 
+t.test("a stream attempt that failed before committing leaves nothing behind: its text is not sent, cached or logged", async (t) => {
+  // Content and the error event in one write: the first attempt reads "The" and then fails, in one read.
+  const contentThenError: Responder = (_request, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(fixture('openai/stream-error.sse'));
+  };
+  primary.next(contentThenError, contentThenError);
+  await withGateway({ MODELGATE_CACHE_ENABLED: 'true', MODELGATE_LOG_RESPONSES: 'true' }, async (gateway) => {
+    const { data: stream, response } = await gateway.client().chat.completions.create({ ...ask, stream: true }).withResponse();
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    t.equal(text, 'The capital of France is Paris.', 'the client stream has the answer once');
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    t.equal(response.headers.get('x-modelgate-attempts'), '3', 'two failed attempts on the first provider, then the second');
+
+    let logged: Record<string, unknown> | undefined;
+    for (let i = 0; i < 200 && !logged; i++) {
+      logged = gateway.logs.find((line) => line.msg === 'request' && line.path === '/v1/chat/completions');
+      if (!logged) await sleep(10);
+    }
+    t.equal(logged?.response, 'The capital of France is Paris.', "the outcome's generated text has the answer once");
+
+    let replay: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 100; i++) {
+      replay = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...ask, stream: false }) });
+      if (replay.headers.get('x-modelgate-cache') === 'HIT') break;
+      await sleep(20);
+    }
+    t.equal(replay?.headers.get('x-modelgate-cache'), 'HIT');
+    t.equal(replay?.json.choices[0].message.content, 'The capital of France is Paris.', 'the cached replay has the answer once');
+    t.equal(secondary.requests.length, 1, 'the replay came from the cache');
+  });
+});
+
 t.test('a stream that fails after its first content ends with an error event; no other provider is tried', async (t) => {
   primary.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
   await withGateway({}, async (gateway) => {
@@ -238,6 +340,86 @@ t.test('the breaker: opens after the threshold, keeps the provider out, lets one
     const probe = await gateway.client().chat.completions.create(ask).withResponse();
     t.equal(probe.response.headers.get('x-modelgate-provider'), 'openai', 'after the recovery timeout one probe goes through');
     t.equal((await circuit()).circuit, 'closed', 'and its success closes the circuit');
+  });
+});
+
+t.test('a half-open probe whose client leaves keeps the circuit open; a request waiting on the probe is cancelled by its client too', async (t) => {
+  // One provider: the request behind a probe is on its last candidate, so it waits for the probe.
+  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' }; // the test polls the gateway's own endpoints
+  await withGateway({ ...polling, CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
+    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
+    const poll = async (what: () => Promise<boolean>) => {
+      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
+      return false;
+    };
+    primary.next(failing(500, 'openai/error-500.json'), hang());
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
+    t.equal((await openai()).circuit, 'open');
+    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
+
+    // The probe: the provider is still dead (hangs), and the probe's client leaves.
+    const probeClient = new AbortController();
+    const probe = gateway.client().chat.completions.create(ask, { signal: probeClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
+    t.equal((await openai()).circuit, 'half_open');
+    const one = await reserved();
+
+    // A request behind it waits for the probe; its client leaves too.
+    const waiterClient = new AbortController();
+    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => (await reserved()) > one), 'the second request is waiting (its estimate is reserved)');
+    waiterClient.abort();
+    await waiter;
+    t.ok(await poll(async () => (await reserved()) <= one), 'the waiting request ended when its client left, while the probe still runs');
+
+    probeClient.abort();
+    await probe;
+    t.ok(await poll(async () => primary.aborted === 1), 'the probe was closed upstream');
+    t.ok(await poll(async () => (await reserved()) === 0), 'both requests finished');
+    await sleep(200);
+    t.equal(primary.requests.length, 2, 'the request that waited on the probe never called the provider');
+    t.equal((await openai()).circuit, 'open', 'a probe without a verdict leaves the circuit open');
+
+    // The provider is back: the next request probes and its success closes the circuit.
+    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'openai');
+    t.equal((await openai()).circuit, 'closed');
+  });
+});
+
+t.test('a request that waited on a successful probe, then called the provider, is still cancelled by its client', async (t) => {
+  await withGateway({ MODELGATE_RATE_LIMITING_ENABLED: 'false', CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
+    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
+    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
+    const poll = async (what: () => Promise<boolean>) => {
+      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
+      return false;
+    };
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const answer = openAIResponder(PROVIDER_KEYS.openai);
+    primary.next(failing(500, 'openai/error-500.json'), async (request, res) => {
+      await gate;
+      return answer(request, res);
+    }, hang());
+    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
+    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
+
+    const probe = gateway.client().chat.completions.create(ask);
+    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
+    const one = await reserved();
+    const waiterClient = new AbortController();
+    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
+    t.ok(await poll(async () => (await reserved()) > one), 'a second request waits on the probe');
+    release();
+    t.equal((await probe).choices[0]!.message.content, 'The capital of France is Paris.', 'the probe succeeded');
+    t.ok(await poll(async () => primary.requests.length === 3), 'then the waiting request called the provider (it hangs)');
+    waiterClient.abort();
+    await waiter;
+    t.ok(await poll(async () => primary.aborted === 1), 'its client left: the upstream call was closed');
+    t.ok(await poll(async () => (await reserved()) === 0), 'and the request finished');
+    t.match(await openai(), { circuit: 'closed', last_error: { status: 500 } }, 'a client that left is not a provider failure');
   });
 });
 

@@ -45,6 +45,7 @@ interface Setup {
   settings?: Record<string, unknown>;
   unconfigured?: string[];
   health?: HealthRegistry;
+  models?: CatalogModel[];
 }
 
 async function makeRouter(setup: Setup = {}) {
@@ -60,7 +61,7 @@ async function makeRouter(setup: Setup = {}) {
     MODELGATE_ROUTING_EXPLORATION: 0,
     ...setup.settings,
   };
-  const plugin = await router.create(settings, { catalog: new Catalog(MODELS), providers, health } as unknown as PluginDeps);
+  const plugin = await router.create(settings, { catalog: new Catalog(setup.models ?? MODELS), providers, health } as unknown as PluginDeps);
   return {
     health,
     async route(body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<string[]> {
@@ -171,6 +172,15 @@ t.test("the client's fallbacks extend the chain", async (t) => {
   t.match(await refusal(route({ model: 'alpha' }, { failover: { fallback_providers: ['acme'] } })), { status: 400, param: 'modelgate.failover.fallback_providers[0]' });
 });
 
+t.test('a fallback the client named may be unpriced (the cost guard decides); a fallback provider\'s best fit is priced', async (t) => {
+  const unpriced = { ...model('anthropic', 'zeta', 0, 0, 0.99), price: { input: null, output: null, cached_input: null, cache_write: null } };
+  const { route } = await makeRouter({ models: [...MODELS, unpriced], settings: { MODELGATE_ROUTING_STRATEGY: 'quality_optimized' } });
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_models: ['zeta'] } }), ['openai/alpha', 'anthropic/zeta'], 'named in fallback_models: kept');
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_models: ['custom/my-local-llama'] } }), ['openai/alpha', 'custom/my-local-llama'], 'an unlisted model, named: kept');
+  t.same(await route({ model: 'alpha' }, { failover: { fallback_providers: ['anthropic'] } }), ['openai/alpha', 'anthropic/beta'], "the provider's best fit is priced, though zeta ranks higher on quality");
+  t.notOk((await route({})).includes('anthropic/zeta'), 'auto never picks it');
+});
+
 t.test('when nothing fits, the answer says why', async (t) => {
   const strict = await makeRouter({ settings: { MODELGATE_QUALITY_THRESHOLD: 0.99 } });
   const none = await refusal(strict.route({}));
@@ -191,8 +201,14 @@ t.test('when nothing fits, the answer says why', async (t) => {
   health.setCircuit('openai', 'open', Date.now() - 1);
   t.same(await open.route({ model: 'alpha' }), ['openai/alpha'], 'once the recovery timeout passed, the probe may go');
 
-  health.coolDown('anthropic', 5000);
-  t.notOk((await open.route({})).includes('anthropic/beta'), 'a provider that asked to retry later is skipped');
+  health.coolDown('anthropic', 'beta', 5000);
+  t.notOk((await open.route({})).includes('anthropic/beta'), 'a provider+model that asked to retry later is skipped');
+  health.coolDown('custom', 'duo', 5000);
+  t.same(await open.route({ model: 'duo' }), ['openai/duo'], "a cooldown is the model's: the same model elsewhere still routes");
+  const cooling = await refusal(open.route({ model: 'custom/duo' }));
+  t.same([cooling.status, cooling.code], [503, 'provider_cooling_down']);
+  t.match(cooling.headers['retry-after'], /^[45]$/);
+  t.same(await open.route({ model: 'custom/other' }), ['custom/other'], "the provider's other models are not held back");
 });
 
 t.test('overrides come from the body or headers, the body winning; bad ones are 400s naming them', async (t) => {
