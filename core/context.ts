@@ -7,6 +7,7 @@ import type { CatalogModel } from './catalog.js';
 import type { GatewayError } from './errors.js';
 import type { Provider } from '../providers/types.js';
 import type { Overrides } from './overrides.js';
+import type { FailureReason } from './upstream-error.js';
 
 /** The caller, as established by the auth plugin. */
 export interface Principal {
@@ -41,6 +42,15 @@ export interface ChatState {
   readonly promptTokensUpperBound: number;
 }
 
+/** One upstream call (a retry is a call of its own) that ended without an answer. */
+export interface FailedAttempt {
+  target: Target;
+  /** The UpstreamError's reason, or `client_abort`: the client left while this call was in flight. */
+  reason: FailureReason | 'client_abort';
+  /** The provider's HTTP status; 0 when none arrived. */
+  upstreamStatus: number;
+}
+
 export interface Outcome {
   target?: Target;
   /** Upstream calls made, all candidates together (1 for a first-try success, 0 for a cache hit). */
@@ -69,6 +79,12 @@ export interface Outcome {
   /** The stream ended early: the client went away or the provider failed after the first byte. */
   interrupted?: 'client_abort' | 'upstream_error';
   cache?: 'HIT' | 'MISS' | 'BYPASS';
+  /**
+   * Every upstream call that ended without an answer, in order, pushed by the failover step before
+   * the next call or the next target's beforeAttempt hooks run (the cost guard bills some of them:
+   * plugins/cost/attempts.ts). Not included: calls never made (open circuit, refused target).
+   */
+  failedAttempts: FailedAttempt[];
 }
 
 export interface RequestContext {
@@ -103,7 +119,9 @@ export interface RequestContext {
   /**
    * Called by the failover step, in order, before it starts calling a target (once per target, not
    * per retry), with that target (e.g. the cost guard reserves its estimate). May throw a
-   * GatewayError to refuse; the request then ends with it, and no upstream call is made.
+   * GatewayError to refuse: for the chain's first candidate (the client's own choice) the request
+   * ends with it; a later candidate is skipped, the refusal kept for the final answer. No upstream
+   * call is made to a refused target.
    */
   beforeAttempt: Array<(target: Target) => Promise<void> | void>;
   /** The client left before the response ended (reported as status 499). */
@@ -114,5 +132,5 @@ export interface RequestContext {
 }
 
 export function newOutcome(): Outcome {
-  return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0 };
+  return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0, failedAttempts: [] };
 }

@@ -71,6 +71,7 @@ export function providerRoutes({ catalog, providers, health, forwarder }: Provid
             latency_ms: status.latencyMs,
             last_error: status.lastError,
             cooldown_until: status.cooldownUntil,
+            cooldowns: status.cooldowns,
           };
         });
         sendJson(ctx, 200, { object: 'list', window: 'last 200 attempts per provider', data });

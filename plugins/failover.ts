@@ -117,7 +117,13 @@ export const failover: PluginModule<typeof settings> = {
           observe(health, ctx, target, performance.now() - started);
           return opened;
         } catch (error) {
-          if (isUpstreamError(error)) observe(health, ctx, target, performance.now() - started, error);
+          if (isUpstreamError(error)) {
+            observe(health, ctx, target, performance.now() - started, error);
+            ctx.outcome.failedAttempts.push({ target, reason: error.reason, upstreamStatus: error.upstreamStatus });
+          } else if (error instanceof AbortedError && ctx.signal.aborted) {
+            // The client left while this call was in flight: the provider may still bill it.
+            ctx.outcome.failedAttempts.push({ target, reason: 'client_abort', upstreamStatus: 0 });
+          }
           throw error;
         }
       }, ctx.signal);

@@ -2,9 +2,10 @@
 // highest quality first, models whose observed latency exceeds response_time_limit after the rest.
 // performance_optimized: lowest latency — the model's moving average, else its provider's, else
 // the catalog's nominal value — with a small exploration share that sends a request to the
-// least-measured other candidate, so the ranking follows change. Candidates that are equally good
-// (same score within a tolerance) are ordered by cost when cost optimization is on, then split by
-// provider weight (weighted random order).
+// least-measured other candidate, so the ranking follows change (half of the requests while a top
+// contender was never measured, so real latencies are learned within a few requests). Candidates
+// that are equally good (same score within a tolerance) are ordered by cost when cost optimization
+// is on, then split by provider weight (weighted random order).
 import type { HealthRegistry } from '../../core/health.js';
 import type { Candidate } from './candidates.js';
 
@@ -36,7 +37,7 @@ export function rank(candidates: Candidate[], options: RankOptions): Candidate[]
   const scored = candidates.map((candidate) => score(candidate, options));
   scored.sort((a, b) => a.score - b.score);
   const ordered = tieBreak(scored, options, random);
-  if (options.strategy === 'performance_optimized' && random() < options.exploration) explore(ordered, random);
+  if (options.strategy === 'performance_optimized' && random() < explorationRate(ordered, options.exploration)) explore(ordered, random);
   return ordered.map((entry) => entry.candidate);
 }
 
@@ -100,6 +101,22 @@ function tieBreak(sorted: Scored[], options: RankOptions, random: () => number):
     start = end;
   }
   return out;
+}
+
+/** How many top candidates count as "in contention" for faster learning. */
+const CONTENDERS = 5;
+/** Exploration rate while a contender has never been measured: learn the real latencies fast. */
+const UNMEASURED_EXPLORATION = 0.5;
+
+/**
+ * The configured share, raised while one of the top contenders has no observation of its own:
+ * until then it ranks on a guess (its provider's latency or the catalog's nominal value), and a
+ * really faster provider would otherwise wait for the occasional exploration to be discovered.
+ */
+function explorationRate(ordered: Scored[], configured: number): number {
+  if (configured === 0) return 0; // the operator turned exploration off
+  const unmeasured = ordered.slice(1, CONTENDERS).some((entry) => entry.samples === 0);
+  return unmeasured ? Math.max(configured, UNMEASURED_EXPLORATION) : configured;
 }
 
 /** Moves the least-measured other candidate to the front, so stale rankings get re-measured. */

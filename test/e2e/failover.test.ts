@@ -6,6 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startGateway, call, type TestGateway } from '../helpers/gateway.js';
+import { estimatePromptTokens } from '../../core/tokens.js';
 import { openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { FakeProvider, drop, fixture, fixtureJson, hang, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
 
@@ -102,6 +103,27 @@ t.test('a failed-over request is billed once, for the provider that answered; th
     t.ok(Math.abs(usage.budgets.day.spent_usd - cost) < 1e-9, `spent ${usage.budgets.day.spent_usd}, expected ${cost}`);
     t.equal(usage.budgets.day.reserved_usd, 0, 'nothing stays reserved');
     t.same(usage.budgets.day.by_model.map((row: { provider: string }) => row.provider), ['custom']);
+  });
+});
+
+t.test('a call that timed out is billed at its estimate (the provider usually generated it); a refused one is free', async (t) => {
+  primary.next(hang());
+  await withGateway({}, async (gateway) => {
+    const asked = { ...ask, max_tokens: 10 };
+    const { response } = await gateway.client().chat.completions.create(asked).withResponse();
+    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
+    const rows = (await call(gateway.url, '/usage')).json.budgets.day.by_model as Array<{ provider: string; cost_usd: number }>;
+    const estimate = (estimatePromptTokens(asked as never) + 10) * 1e-7;
+    const timedOut = rows.find((row) => row.provider === 'openai');
+    t.ok(timedOut && Math.abs(timedOut.cost_usd - estimate) < 1e-9, `the timed-out call: $${timedOut?.cost_usd}, estimate $${estimate}`);
+  });
+  primary.reset();
+  secondary.reset();
+  primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
+  await withGateway({}, async (gateway) => {
+    await gateway.client().chat.completions.create(ask);
+    const rows = (await call(gateway.url, '/usage')).json.budgets.day.by_model as Array<{ provider: string; cost_usd: number }>;
+    t.notOk(rows.some((row) => row.provider === 'openai' && row.cost_usd > 0), 'the 5xx calls cost nothing');
   });
 });
 
