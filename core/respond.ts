@@ -20,6 +20,16 @@ export function headerValue(value: string): string {
 
 /** Every string value made writable (see headerValue); numbers and lists as well. */
 export function writableHeaders(headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  // Almost always every value is plain already: check first, copy only when one is not.
+  let plain = true;
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value === 'string' ? !PLAIN.test(value) : Array.isArray(value) || value === undefined) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers;
   const out: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;

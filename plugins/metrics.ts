@@ -54,9 +54,14 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       circuitProviders.add(provider);
       f.circuitTransitions.labels(provider, state).inc();
     });
+    // Every settlement reports all three periods: the label children are looked up once.
+    const budgetGauges = Object.fromEntries(
+      (['day', 'week', 'month'] as const).map((period) => [period, { ratio: f.budgetRatio.labels(period), spent: f.budgetSpent.labels(period) }]),
+    );
     const onBudget = (event: BudgetEvent) => {
-      f.budgetRatio.labels(event.period).set(event.usedRatio);
-      f.budgetSpent.labels(event.period).set(event.spentUsd);
+      const gauges = budgetGauges[event.period]!;
+      gauges.ratio.set(event.usedRatio);
+      gauges.spent.set(event.spentUsd);
     };
     const onAlert = (event: AlertEvent) => f.alerts.labels(ALERT_ACTIONS.has(event.action) ? event.action : 'other').inc();
     // Components are the gateway's own Redis-backed parts: a fixed, small set of label values.

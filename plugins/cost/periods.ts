@@ -33,7 +33,19 @@ export function isoWeek(ms: number): { key: string; start: number } {
   return { key: `${year}-W${pad(week)}`, start };
 }
 
+/** The periods of the current UTC day, kept until the day ends (every request asks, twice). */
+let today: { start: number; periods: Record<PeriodName, Period> } | undefined;
+
 export function currentPeriods(now: number = Date.now()): Record<PeriodName, Period> {
+  const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
+  if (today?.start === dayStart) return today.periods;
+  const periods = Object.freeze(periodsAt(now));
+  // Only the present is worth keeping; a caller asking about another instant gets its own.
+  if (Math.abs(Date.now() - now) < DAY_MS) today = { start: dayStart, periods };
+  return periods;
+}
+
+function periodsAt(now: number): Record<PeriodName, Period> {
   const date = new Date(now);
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
   const week = isoWeek(now);
