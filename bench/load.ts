@@ -13,17 +13,22 @@ export interface LoadOptions {
   port: number;
   path: string;
   headers: Record<string, string>;
-  /** A fresh body per request (so no cache can answer), given a sequence number. */
+  /**
+   * The body of each request, given a sequence number that is never repeated within the process
+   * (across calls too), so a body built from it is never answered from the gateway's cache.
+   */
   body(sequence: number): string;
   connections: number;
   durationMs: number;
 }
 
+/** Shared by every call: a later measurement must not repeat the bodies an earlier one sent. */
+let sequence = 0;
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const latencies: number[] = [];
   let errors = 0;
-  let sequence = 0;
   const started = performance.now();
   const deadline = started + options.durationMs;
 

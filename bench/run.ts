@@ -147,6 +147,8 @@ async function main() {
       }
     }
   }
+  // Every measured request was unique: a hit here would mean the gateway rows mix in cache answers.
+  const hitsWhileMeasuring = await cacheHitCount(targets[2]!.port);
   const hits = await cacheHits(targets[2]!);
   for (const child of [upstream.child, passthrough.child, gateway.child]) child.kill('SIGTERM');
   report(rows);
@@ -154,16 +156,21 @@ async function main() {
     `\ncache hits (the same request repeated, 1 connection): gateway p50 ${hits.p50.toFixed(3)} ms, ${hits.cpu.toFixed(0)} µs CPU/req; ` +
       `${hits.hits} of ${hits.requests} answered from the cache (modelgate_cache_hits_total)`,
   );
+  console.log(`cache hits during the measurements above: ${hitsWhileMeasuring} (every request there is unique: each is a miss that stores its answer)`);
+  if (hitsWhileMeasuring > 0) process.exitCode = 1;
+}
+
+/** modelgate_cache_hits_total as the gateway's /metrics reports it. */
+async function cacheHitCount(port: number): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text());
+  return Number(/^modelgate_cache_hits_total (\d+)/m.exec(text)?.[1] ?? 0);
 }
 
 /** The gateway answering one repeated request from its cache: latency, CPU, and how many were hits. */
 async function cacheHits(gateway: { port: number; pid: number; path: string; headers: Record<string, string | undefined> }) {
   const same = body(false);
   const options = { port: gateway.port, path: gateway.path, headers: gateway.headers as Record<string, string>, body: () => same(0), connections: 1 };
-  const counted = async () => {
-    const text = await fetch(`http://127.0.0.1:${gateway.port}/metrics`).then((response) => response.text());
-    return Number(/^modelgate_cache_hits_total (\d+)/m.exec(text)?.[1] ?? 0);
-  };
+  const counted = () => cacheHitCount(gateway.port);
   await load({ ...options, durationMs: WARMUP });
   const cpuBefore = cpuMs(gateway.pid);
   const hitsBefore = await counted();
