@@ -31,7 +31,7 @@ const settings = defineSettings({
     type: 'integer',
     default: 1000,
     minimum: 1,
-    description: 'MB of stored (compressed) answers the memory cache holds; the least recently used go first. Redis is bounded by its own maxmemory.',
+    description: 'MB the memory cache may take: its answers as stored (compressed) plus ~600 bytes per entry; the least recently used go first. Redis is bounded by its own maxmemory.',
   },
   MODELGATE_CACHE_COMPRESSION: { type: 'boolean', default: true, description: 'Store answers brotli-compressed (JSON shrinks 3-10x; reading one back takes microseconds).' },
 });

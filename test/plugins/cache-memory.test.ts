@@ -1,0 +1,35 @@
+// The memory backend on its own: what it keeps and how it counts the memory that takes.
+import t from 'tap';
+import { ENTRY_OVERHEAD_BYTES, memoryBackend, owned } from '../../plugins/cache/memory.js';
+
+t.test('an entry is kept in a buffer of its own, never as a slice of a shared slab', async (t) => {
+  const backend = memoryBackend({ maxBytes: 1024 * 1024, ttlMs: 60_000 });
+  const slab = Buffer.alloc(8192, 0x61);
+  const slice = slab.subarray(100, 1100);
+  backend.set('k', slice);
+  const stored = (await backend.get('k'))!;
+  t.same(stored, slice, 'the same bytes');
+  t.equal(stored.buffer.byteLength, 1000, 'its memory is exactly its size: the 8 KB slab is not kept alive');
+  slab.fill(0x62);
+  t.equal(stored[0], 0x61, 'later writes to the slab do not reach the entry');
+});
+
+t.test('a buffer that owns its memory already is not copied', async (t) => {
+  const own = Buffer.allocUnsafeSlow(5000).fill(1);
+  t.equal(owned(own), own);
+  const pooled = Buffer.from('small'); // from Node's pool
+  t.not(owned(pooled), pooled);
+  t.equal(owned(pooled).toString(), 'small');
+});
+
+t.test('the size bound charges each entry its bytes plus the fixed per-entry cost', async (t) => {
+  const maxBytes = 3 * (1000 + ENTRY_OVERHEAD_BYTES);
+  const backend = memoryBackend({ maxBytes, ttlMs: 60_000 });
+  for (const key of ['a', 'b', 'c']) backend.set(key, Buffer.alloc(1000));
+  t.equal(backend.stats().bytes, maxBytes);
+  t.equal(backend.stats().entries, 3);
+  backend.set('d', Buffer.alloc(1000));
+  t.equal(backend.stats().entries, 3, 'a fourth entry evicts one');
+  t.equal(backend.stats().evictions, 1);
+  t.equal(await backend.get('a'), undefined, 'the least recently used');
+});
