@@ -2,9 +2,9 @@
 // recently used entries evicted first, each entry expiring after the TTL. Expired entries are
 // dropped when read and swept on refresh(), so the size the metrics report does not count them.
 //
-// The bound is on memory really held. An entry is copied into a buffer of its own exact size: the
-// encoded answer is usually a slice of Node's shared 8 KB buffer pool, and keeping the slice would
-// keep the whole slab — measured at 3x the entry's size for 1 KB answers, so a 1000 MB cache could
+// The bound is on memory really held. An entry is kept in a buffer of its own exact size (encode
+// makes one; anything else is copied): a slice of Node's shared 8 KB buffer pool would keep the
+// whole slab alive — measured at 3x the entry's size for 1 KB answers, so a 1000 MB cache could
 // have held 3-4 GB. Each entry is also charged its fixed cost (key, buffer objects, LRU slots).
 import { LRUCache } from 'lru-cache';
 import type { CacheBackend } from './backend.js';

@@ -1,6 +1,7 @@
 // The memory backend on its own: what it keeps and how it counts the memory that takes.
 import t from 'tap';
 import { ENTRY_OVERHEAD_BYTES, memoryBackend, owned } from '../../plugins/cache/memory.js';
+import { decode, encode, type CachedAnswer } from '../../plugins/cache/entry.js';
 
 t.test('an entry is kept in a buffer of its own, never as a slice of a shared slab', async (t) => {
   const backend = memoryBackend({ maxBytes: 1024 * 1024, ttlMs: 60_000 });
@@ -32,4 +33,16 @@ t.test('the size bound charges each entry its bytes plus the fixed per-entry cos
   t.equal(backend.stats().entries, 3, 'a fourth entry evicts one');
   t.equal(backend.stats().evictions, 1);
   t.equal(await backend.get('a'), undefined, 'the least recently used');
+});
+
+t.test('encoded entries own their memory, plain or compressed, and decode back', async (t) => {
+  const small: CachedAnswer = { provider: 'openai', model: 'gpt-4o-mini', completion: { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [] } };
+  const large: CachedAnswer = { ...small, completion: { ...small.completion!, id: 'é'.repeat(3000) } };
+  for (const [name, answer] of [['plain', small], ['brotli', large]] as const) {
+    const bytes = encode(answer, true);
+    t.equal(bytes.buffer.byteLength, bytes.length, `${name}: no pool slab behind it`);
+    t.same(decode(bytes), answer, `${name}: round trip`);
+  }
+  t.equal(encode(large, true)[0], 1, 'the large one is compressed');
+  t.equal(encode(large, false)[0], 0, 'unless compression is off');
 });
