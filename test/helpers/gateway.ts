@@ -69,6 +69,17 @@ export async function startGateway(env: Record<string, string | undefined> = {},
   };
 }
 
+/** Two replicas on the same settings (a shared Redis, say), both closed when the test ends. */
+export async function startPair(t: { teardown(fn: () => Promise<void>): void }, env: Record<string, string | undefined>): Promise<[TestGateway, TestGateway]> {
+  const a = await startGateway(env);
+  const b = await startGateway(env);
+  t.teardown(async () => {
+    await a.close();
+    await b.close();
+  });
+  return [a, b];
+}
+
 /** A raw HTTP call to the gateway, for what the SDK would not send. */
 export async function call(
   url: string,

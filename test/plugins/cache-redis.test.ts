@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import type OpenAI from 'openai';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, startPair, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk } from '../helpers/schema.js';
@@ -66,12 +66,7 @@ function freePort(): Promise<number> {
 
 t.test('a second gateway answers from what the first stored in Redis, without calling the provider', async (t) => {
   const env = redisCacheEnv({ ...redisEnv(prefix), MODELGATE_METRICS_INTERVAL: '1000' });
-  const first = await startGateway(env);
-  const second = await startGateway(env);
-  t.teardown(async () => {
-    await first.close();
-    await second.close();
-  });
+  const [first, second] = await startPair(t, env);
 
   const miss = await complete(first, 'Shared between replicas');
   t.equal(miss.cache, 'MISS');

@@ -4,7 +4,7 @@
 // once however many copies reach Redis, and a reservation that timed out is released; a Redis that is
 // gone refuses paid requests (503) rather than spend without a budget.
 import t, { type Test } from 'tap';
-import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
+import { startGateway, startPair, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { json, fixtureJson, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { testPrefix, redisEnv, flushPrefix, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
@@ -37,13 +37,20 @@ async function pair(t: Test, env: Record<string, string> = {}): Promise<[TestGat
   prefixes.push(prefix);
   // A patient command timeout: the shared Redis may be slow on a busy machine.
   const shared = { ...PROTOCOL_ONLY, ...redisEnv(prefix), REDIS_COMMAND_TIMEOUT: '5000', MODELGATE_STORE: 'redis', OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: catalog, ...env };
-  const a = await startGateway(shared);
-  const b = await startGateway(shared);
+  return startPair(t, shared);
+}
+
+/** The Redis budget store on its own, under a prefix of its own. */
+function budgetStore(t: Test): RedisBudget {
+  const prefix = testPrefix();
+  prefixes.push(prefix);
+  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
+  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
   t.teardown(async () => {
-    await a.close();
-    await b.close();
+    await budget.close();
+    redis.disconnect();
   });
-  return [a, b];
+  return budget;
 }
 
 const send = (gateway: TestGateway, body: object) => call(gateway.url, '/chat/completions', { body: JSON.stringify(body) });
@@ -212,14 +219,7 @@ t.test('a reservation whose command timed out (the client got 503) is released o
 });
 
 t.test('the store: a settlement sent twice counts once, and a reservation that arrives after its release is refused', async (t) => {
-  const prefix = testPrefix();
-  prefixes.push(prefix);
-  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
-  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
-  t.teardown(async () => {
-    await budget.close();
-    redis.disconnect();
-  });
+  const budget = budgetStore(t);
   const periods = currentPeriods();
   const limits = { day: 1e9, week: 1e9, month: 1e9 };
   t.same(await budget.reserve('r1', 500, periods, limits), { ok: true });
@@ -235,14 +235,7 @@ t.test('the store: a settlement sent twice counts once, and a reservation that a
 });
 
 t.test('the store: a pause rule is marked fired and pauses in one script, the first time only', async (t) => {
-  const prefix = testPrefix();
-  prefixes.push(prefix);
-  const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
-  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
-  t.teardown(async () => {
-    await budget.close();
-    redis.disconnect();
-  });
+  const budget = budgetStore(t);
   const day = currentPeriods().day;
   const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
   t.equal(await budget.fireOnce(day, '0.5:email'), true);

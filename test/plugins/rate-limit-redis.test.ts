@@ -5,7 +5,7 @@
 import t, { type Test } from 'tap';
 import { Redis } from 'ioredis';
 import { scrape } from '../helpers/metrics.js';
-import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
+import { startGateway, startPair, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { testPrefix, redisEnv, flushPrefix, REDIS_HOST, REDIS_PORT } from '../helpers/redis.js';
 import { startPrivateRedis, type PrivateRedis } from '../helpers/private-redis.js';
 import { sleep } from '../helpers/fake-provider.js';
@@ -55,12 +55,7 @@ async function keysUnder(prefix: string): Promise<string[]> {
 t.test('two gateway instances sharing Redis enforce one limit, not two', async (t) => {
   const prefix = freshPrefix();
   const env = { ...redisEnv(prefix), ...patient, MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '4', MODELGATE_RATE_LIMIT_RPM: '1' };
-  const a = await startGateway(env);
-  const b = await startGateway(env);
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const [a, b] = await startPair(t, env);
   const statuses: number[] = [];
   for (let i = 0; i < 8; i++) statuses.push((await call((i % 2 === 0 ? a : b).url, '/models')).status);
   t.same(statuses, [200, 200, 200, 200, 429, 429, 429, 429], 'four admitted in all (one from the minute, three from the burst), alternating between the instances');
@@ -80,12 +75,7 @@ t.test('two gateway instances sharing Redis enforce one limit, not two', async (
 
 t.test('concurrent requests through two instances are admitted exactly up to the limit', async (t) => {
   const env = { ...redisEnv(freshPrefix()), ...patient, MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '5', MODELGATE_RATE_LIMIT_RPM: '1' };
-  const a = await startGateway(env);
-  const b = await startGateway(env);
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const [a, b] = await startPair(t, env);
   const responses = await Promise.all(Array.from({ length: 20 }, (_, i) => call((i % 2 === 0 ? a : b).url, '/models')));
   t.equal(responses.filter((r) => r.status === 200).length, 5);
   t.equal(responses.filter((r) => r.status === 429).length, 15);
@@ -96,12 +86,7 @@ t.test('concurrent requests through two instances are admitted exactly up to the
 
 t.test('the hour limit is shared too', async (t) => {
   const env = { ...redisEnv(freshPrefix()), ...patient, MODELGATE_STORE: 'redis', MODELGATE_RATE_LIMIT_BURST: '10', MODELGATE_RATE_LIMIT_RPM: '10', MODELGATE_RATE_LIMIT_RPH: '3' };
-  const a = await startGateway(env);
-  const b = await startGateway(env);
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const [a, b] = await startPair(t, env);
   const statuses: number[] = [];
   for (let i = 0; i < 4; i++) statuses.push((await call((i % 2 === 0 ? a : b).url, '/models')).status);
   t.same(statuses, [200, 200, 200, 429]);
@@ -120,12 +105,7 @@ t.test('tokens taken through one instance, and corrected by the real usage, coun
     MODELGATE_STORE: 'redis',
     MODELGATE_RATE_LIMIT_TPM: '1000',
   };
-  const a = await startGateway(env);
-  const b = await startGateway(env);
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const [a, b] = await startPair(t, env);
   const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 500 });
   const answered = await call(a.url, '/chat/completions', { body });
   t.equal(answered.status, 200);
