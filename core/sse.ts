@@ -25,7 +25,10 @@ export class SseEventTooLarge extends Error {
 
 export class SseParser {
   private readonly decoder = new StringDecoder('utf8');
+  /** The unfinished line: `buffer` followed by `pending`, chunks without a line end not joined yet. */
   private buffer = '';
+  private pending: string[] = [];
+  private pendingChars = 0;
   private data: string[] = [];
   /** Characters in `data`. */
   private dataChars = 0;
@@ -38,15 +41,36 @@ export class SseParser {
 
   /** Feeds a chunk of the stream; returns the events it completed. Throws SseEventTooLarge. */
   push(chunk: Buffer | string): SseEvent[] {
-    this.buffer += typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
-    const events = this.drain(false);
+    const text = typeof chunk === 'string' ? chunk : this.decoder.write(chunk);
+    let events: SseEvent[] = [];
+    if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) {
+      // Only the unfinished line grows (a multi-megabyte event arriving in many reads): keep the
+      // piece aside rather than copy and rescan the whole line on every read.
+      this.pending.push(text);
+      this.pendingChars += text.length;
+    } else {
+      const from = this.buffer.length + this.pendingChars;
+      this.buffer = this.joined() + text;
+      events = this.drain(false, from);
+    }
     // What is left is an unfinished line of the current event.
-    if (this.buffer.length + this.dataChars > this.maxEventChars) this.overflow();
+    if (this.buffer.length + this.pendingChars + this.dataChars > this.maxEventChars) this.overflow();
     return events;
+  }
+
+  /** The unfinished line as one string (and `pending` emptied). */
+  private joined(): string {
+    if (this.pending.length === 0) return this.buffer;
+    const line = this.buffer + this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    return line;
   }
 
   private overflow(): never {
     this.buffer = '';
+    this.pending = [];
+    this.pendingChars = 0;
     this.data = [];
     this.dataChars = 0;
     throw new SseEventTooLarge(this.maxEventChars);
@@ -54,17 +78,19 @@ export class SseParser {
 
   /** The stream ended: a final event without its blank line still counts. */
   end(): SseEvent[] {
-    this.buffer += this.decoder.end();
-    const events = this.drain(true);
+    const from = this.buffer.length + this.pendingChars;
+    this.buffer = this.joined() + this.decoder.end();
+    const events = this.drain(true, from);
     if (this.data.length > 0) events.push(this.dispatch());
     return events;
   }
 
-  private drain(final: boolean): SseEvent[] {
+  /** Dispatches the complete lines of `buffer`; the first `from` characters hold no line end. */
+  private drain(final: boolean, from: number): SseEvent[] {
     const events: SseEvent[] = [];
     let start = 0;
     const text = this.buffer;
-    for (let i = 0; i < text.length; i++) {
+    for (let i = from; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c !== 10 && c !== 13) continue;
       if (c === 10 && this.skipLeadingLf && i === start) {

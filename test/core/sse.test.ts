@@ -31,6 +31,23 @@ t.test('events split at any byte, including inside a UTF-8 character', async (t)
   t.same(events.map((e) => JSON.parse(e.data).text), ['Paris ✈ 東京']);
 });
 
+t.test('an event of megabytes arriving in many reads is one event, its line kept aside until it ends', async (t) => {
+  const payload = 'x'.repeat(2 * 1024 * 1024);
+  const wire = `data: {"image":"${payload}"}\n\ndata: next\n\n`;
+  const parts: string[] = [];
+  for (let i = 0; i < wire.length; i += 64 * 1024) parts.push(wire.slice(i, i + 64 * 1024));
+  const events = parseAll(parts);
+  t.equal(events.length, 2);
+  t.equal(JSON.parse(events[0]!.data).image.length, payload.length);
+  t.equal(events[1]!.data, 'next');
+});
+
+t.test('a CR ending one read, then reads without a line end: the later LF ends a line of its own', async (t) => {
+  // The CR ends "data: one"; "data: tw" and "o" have no line end; the LF ends "data: two".
+  t.same(parseAll(['data: one\r', 'data: tw', 'o', '\n\n']).map((e) => e.data), ['one\ntwo']);
+  t.same(parseAll(['data: a', 'b', 'c']).map((e) => e.data), ['abc'], 'a final unfinished line still counts');
+});
+
 t.test('multi-line data joins with newlines; comments and empty events are skipped', async (t) => {
   const events = parseAll([': keep-alive\n\nevent: x\n\ndata: a\ndata: b\nid: 7\n\n']);
   t.same(events, [{ event: undefined, data: 'a\nb', id: '7' }]);
