@@ -124,8 +124,9 @@ export const chatRequestSchema = {
   },
 };
 
-// allErrors so the most specific problem can be chosen among the branches of an anyOf.
-const ajv = new Ajv({ allErrors: true, strict: true, discriminator: true });
+// Validation stops at the first bad field (an anyOf still reports each branch's error, which
+// describe() chooses among): with allErrors, a body of 300k bad elements cost ~0.5 s of CPU.
+const ajv = new Ajv({ allErrors: false, strict: true, discriminator: true });
 const validate = ajv.compile<ChatRequest>(chatRequestSchema);
 
 /** Validates a parsed JSON body; throws a 400 GatewayError naming the first bad field. */
@@ -139,7 +140,8 @@ function describe(errors: ErrorObject[]): { message: string; param: string | nul
   const depth = (e: ErrorObject) => e.instancePath.split('/').length + (e.keyword === 'required' || e.keyword === 'discriminator' ? 1 : 0);
   const relevant = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
   if (relevant.length === 0) return { message: 'Invalid request body', param: null };
-  const deepest = Math.max(...relevant.map(depth));
+  let deepest = 0;
+  for (const error of relevant) deepest = Math.max(deepest, depth(error));
   const atDeepest = relevant.filter((e) => depth(e) === deepest);
   const error = atDeepest[0]!;
   const types = atDeepest.filter((e) => e.keyword === 'type' && e.instancePath === error.instancePath).map((e) => String((e.params as { type: string }).type));

@@ -62,3 +62,9 @@ t.test('each bad field is named in param and message', async (t) => {
     t.match(refused.message, message, `${JSON.stringify(body).slice(0, 60)}: message`);
   }
 });
+
+t.test('a body of hundreds of thousands of bad elements is refused as the first one, not with a crash', async (t) => {
+  const refused = refusal({ model: 'x', messages: Array.from({ length: 300_000 }, () => ({})) });
+  t.equal(refused.status, 400);
+  t.equal(refused.param, 'messages[0].role');
+});
