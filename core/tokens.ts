@@ -6,8 +6,11 @@
 // test/core/tokens.test.ts): natural text in English, code, JSON, CJK, Cyrillic, Arabic, Devanagari
 // and emoji lands within -25%..+45% of it. Bills always come from the provider's reported usage.
 // Rules: 3 tokens per message plus 3 to prime the reply (OpenAI's documented overhead); an image
-// counts 85 tokens at detail "low", 765 otherwise; at most 1M characters are scanned per request,
-// the rest extrapolated at the rate seen so far (~15 ms of CPU at most).
+// counts 85 tokens at detail "low", 765 otherwise; a file counts 1 token per 100 bytes of its inline
+// data (a PDF page of text and layout is some tens of KB and ~500-1000 tokens), 1000 when it is only
+// referenced by id; audio 1 token per 1000 bytes (~16-32 tokens a second of mp3 or wav) — neither
+// payload is ever read as text; at most 1M characters are scanned per request, the rest
+// extrapolated at the rate seen so far (~15 ms of CPU at most).
 import type { ChatRequest, ContentPart } from './chat-types.js';
 
 const PER_MESSAGE = 3;
@@ -15,6 +18,9 @@ const REPLY_PRIMING = 3;
 const IMAGE_LOW = 85;
 const IMAGE_DEFAULT = 765;
 const SCAN_BUDGET = 1_000_000;
+const FILE_BYTES_PER_TOKEN = 100;
+const FILE_BY_ID = 1000;
+const AUDIO_BYTES_PER_TOKEN = 1000;
 
 // Weights in tokens, from the calibration.
 const WORD_CHARS_PER_TOKEN = 5; // a run of ASCII letters/digits: ~5 characters a token, at least 1
@@ -34,7 +40,7 @@ function isCjk(c: number): boolean {
   return (c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
 }
 
-/** Estimated tokens of `text`, scanning at most `limit` characters and extrapolating the rest. */
+/** Estimated tokens of the first `limit` characters of `text`. */
 function scan(text: string, limit: number): number {
   const end = Math.min(text.length, limit);
   let tokens = 0;
@@ -59,31 +65,65 @@ function scan(text: string, limit: number): number {
     } else tokens += isCjk(c) ? CJK : OTHER;
   }
   flush();
-  return end === text.length ? tokens : (tokens * text.length) / Math.max(1, end);
+  return tokens;
 }
 
 /** Estimates one request's text within a scan budget shared by all its parts. */
 class Estimate {
   tokens = 0;
   private budget = SCAN_BUDGET;
+  private scannedChars = 0;
+  private scannedTokens = 0;
 
   text(text: string): void {
-    const scanned = Math.min(text.length, Math.max(this.budget, 1));
-    this.tokens += scan(text, scanned);
-    this.budget -= scanned;
+    const scanned = Math.min(text.length, this.budget);
+    if (scanned > 0) {
+      const tokens = scan(text, scanned);
+      this.tokens += tokens;
+      this.scannedTokens += tokens;
+      this.scannedChars += scanned;
+      this.budget -= scanned;
+    }
+    // Past the budget: the rate of everything scanned so far, not of this text's first characters.
+    const rest = text.length - scanned;
+    if (rest > 0) this.tokens += (rest * this.scannedTokens) / Math.max(1, this.scannedChars);
   }
 }
 
 /** Estimated tokens of one text (e.g. generated output that came without a usage report). */
 export function estimateTextTokens(text: string): number {
-  return Math.ceil(scan(text, SCAN_BUDGET));
+  const end = Math.min(text.length, SCAN_BUDGET);
+  const tokens = scan(text, end);
+  return Math.ceil(end === text.length ? tokens : (tokens * text.length) / Math.max(1, end));
 }
 
+/** Bytes of a base64 payload (a data: URL's included), without decoding it. */
+function base64Bytes(data: unknown): number {
+  if (typeof data !== 'string') return 0;
+  const comma = data.startsWith('data:') ? data.indexOf(',') + 1 : 0;
+  return Math.floor(((data.length - comma) * 3) / 4);
+}
+
+/** Flat tokens of a non-text part; its text (a file name) goes to the estimate. */
 function part(estimate: Estimate, value: ContentPart): number {
-  if (value.type === 'text' && typeof value.text === 'string') estimate.text(value.text);
-  else if (value.type === 'image_url') return (value as { image_url?: { detail?: string } }).image_url?.detail === 'low' ? IMAGE_LOW : IMAGE_DEFAULT;
-  else estimate.text(JSON.stringify(value));
-  return 0;
+  switch (value.type) {
+    case 'text':
+      if (typeof value.text === 'string') estimate.text(value.text);
+      return 0;
+    case 'image_url':
+      return (value as { image_url?: { detail?: string } }).image_url?.detail === 'low' ? IMAGE_LOW : IMAGE_DEFAULT;
+    case 'file': {
+      const file = (value as { file?: { file_data?: unknown; filename?: unknown } }).file ?? {};
+      if (typeof file.filename === 'string') estimate.text(file.filename);
+      const bytes = base64Bytes(file.file_data);
+      return bytes > 0 ? Math.ceil(bytes / FILE_BYTES_PER_TOKEN) : FILE_BY_ID;
+    }
+    case 'input_audio':
+      return Math.ceil(base64Bytes((value as { input_audio?: { data?: unknown } }).input_audio?.data) / AUDIO_BYTES_PER_TOKEN);
+    default:
+      estimate.text(JSON.stringify(value));
+      return 0;
+  }
 }
 
 /** Prompt tokens the request will be charged for, estimated. */
@@ -107,15 +147,20 @@ export function estimatePromptTokens(request: ChatRequest): number {
 }
 
 /**
- * A bound estimatePromptTokens never exceeds, without scanning the text: no character weighs more
- * than its UTF-8 bytes, plus the per-message overhead and the flat image counts.
+ * A bound estimatePromptTokens never exceeds, without scanning the text: no character (nor 100
+ * bytes of file, 1000 of audio) weighs more than its UTF-8 bytes, plus the per-message overhead
+ * and the flat image and file counts.
  */
 export function promptTokensUpperBound(request: ChatRequest, bodyBytes: number): number {
-  let images = 0;
+  let flat = 0;
   for (const message of request.messages) {
-    if (Array.isArray(message.content)) for (const value of message.content) if (value.type === 'image_url') images++;
+    if (!Array.isArray(message.content)) continue;
+    for (const value of message.content) {
+      if (value.type === 'image_url') flat += IMAGE_DEFAULT;
+      else if (value.type === 'file') flat += FILE_BY_ID;
+    }
   }
-  return bodyBytes + REPLY_PRIMING + PER_MESSAGE * request.messages.length + IMAGE_DEFAULT * images;
+  return bodyBytes + REPLY_PRIMING + PER_MESSAGE * request.messages.length + flat;
 }
 
 /** Whether the request needs a model that can see images. */

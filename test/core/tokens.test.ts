@@ -67,3 +67,39 @@ t.test('the prompt estimate adds the message overhead and flat image counts, and
   t.ok(estimate >= 3 + 4 * 3 + 85 + 765 + text, `overhead and images counted: ${estimate}`);
   t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), 'never above the bound the router checks first');
 });
+
+t.test('past the scan budget, later texts are estimated at the rate of all that was scanned', async (t) => {
+  // 30 messages of 100k characters: the first ten are scanned, the rest extrapolated. Starting each
+  // message with a letter or a space must not matter (it did when the rate came from one character).
+  const english = natural.english!.repeat(Math.ceil(100_000 / natural.english!.length)).slice(0, 100_000);
+  const perMessage = estimateTextTokens(english);
+  for (const lead of ['A', ' ']) {
+    const content = lead + english.slice(1);
+    const request: ChatRequest = { model: 'x', messages: Array.from({ length: 30 }, () => ({ role: 'user' as const, content })) };
+    const estimate = estimatePromptTokens(request);
+    const expected = 30 * perMessage;
+    t.ok(Math.abs(estimate / expected - 1) < 0.02, `lead ${JSON.stringify(lead)}: ${estimate} ≈ ${expected}`);
+  }
+});
+
+t.test('files and audio count by their payload size, never as text', async (t) => {
+  const pdf = Buffer.alloc(200_000, 7).toString('base64');
+  const audio = Buffer.alloc(320_000, 1).toString('base64'); // ~10 s of 16 kHz 16-bit wav
+  const request: ChatRequest = {
+    model: 'x',
+    messages: [
+      {
+        role: 'user',
+        content: [
+          { type: 'file', file: { filename: 'report.pdf', file_data: `data:application/pdf;base64,${pdf}` } },
+          { type: 'input_audio', input_audio: { data: audio, format: 'wav' } },
+          { type: 'file', file: { file_id: 'file-abc' } },
+        ],
+      },
+    ],
+  };
+  const estimate = estimatePromptTokens(request);
+  const expected = 3 + 3 + 2000 + 320 + 1000; // priming, message, 200 KB of file, 320 KB of audio, a file by id
+  t.ok(estimate >= expected && estimate <= expected + 10, `estimated ${estimate} (the file name adds a few)`);
+  t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), 'never above the upper bound');
+});
