@@ -53,6 +53,31 @@ export function redactText(text: string): string {
   return text.replace(/\b(uc_|sk-|sk_|AIza)[A-Za-z0-9_\-]{4,}/g, '$1[REDACTED]');
 }
 
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** The object itself when no top-level text needs masking (the usual case), else a masked copy. */
+function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  let copy: Record<string, unknown> | undefined;
+  for (const name in fields) {
+    const value = fields[name];
+    if (typeof value !== 'string') continue;
+    const masked = redactText(value);
+    if (masked !== value) (copy ??= { ...fields })[name] = masked;
+  }
+  return copy ?? fields;
+}
+
+function redactedError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown> | null;
+  if (typeof serialized !== 'object' || serialized === null) return serialized;
+  for (const field of ['message', 'stack'] as const) {
+    if (typeof serialized[field] === 'string') serialized[field] = redactText(serialized[field] as string);
+  }
+  return serialized;
+}
+
 export function createLogger(settings: LoggingSettings, destination?: DestinationStream): Logger {
   const options = {
     level: settings.MODELGATE_LOG_LEVEL,
@@ -60,11 +85,15 @@ export function createLogger(settings: LoggingSettings, destination?: Destinatio
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // Error messages from upstreams and libraries may quote a credential; mask it in the message,
+    // in the logged object's top-level text fields (`err: failure.message`) and in errors.
+    serializers: { err: redactedError },
     hooks: {
-      // Error messages from upstreams and libraries may quote a credential; mask it.
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
         for (let i = 0; i < args.length; i++) {
-          if (typeof args[i] === 'string') args[i] = redactText(args[i] as string);
+          const arg = args[i];
+          if (typeof arg === 'string') args[i] = redactText(arg);
+          else if (i === 0 && isPlainObject(arg)) args[i] = redactFields(arg);
         }
         method.apply(this, args);
       },

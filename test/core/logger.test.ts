@@ -45,6 +45,19 @@ t.test('keys and credentials are redacted wherever they appear', async (t) => {
   t.equal(redactText('key AIzaSyA1234567890'), 'key AIza[REDACTED]');
 });
 
+t.test("key-shaped text in a logged object's fields and in errors is masked too", async (t) => {
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  const fields = { provider: 'custom', err: 'upstream said: invalid key sk-proj-abcdef123456' };
+  logger.warn(fields, 'stream failed');
+  logger.error({ err: new Error('rejected uc_abcdef123456') }, 'request failed');
+  t.equal(lines[0]!.err, 'upstream said: invalid key sk-[REDACTED]');
+  t.equal(lines[0]!.provider, 'custom');
+  t.equal(fields.err, 'upstream said: invalid key sk-proj-abcdef123456', "the caller's object is not changed");
+  t.equal(lines[1]!.err.message, 'rejected uc_[REDACTED]');
+  t.notMatch(lines[1]!.err.stack, /uc_abcdef/);
+});
+
 t.test('the level filters lines', async (t) => {
   const { lines, stream } = capture();
   const logger = createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'warn' }, stream);
