@@ -90,10 +90,6 @@ export class UpstreamStream {
     this.iterator = decodedBody(response)[Symbol.asyncIterator]();
   }
 
-  get usage() {
-    return this.translator.usage;
-  }
-
   /** Drops the stream without sending anything (nobody will read it). */
   cancel(): void {
     this.response.destroy();
@@ -133,17 +129,13 @@ export class UpstreamStream {
     flush();
     const onClientGone = () => this.response.destroy(new AbortedError('client disconnected'));
     ctx.signal.addEventListener('abort', onClientGone, { once: true });
-    let idle: NodeJS.Timeout | undefined;
-    const armIdle = () => {
-      clearTimeout(idle);
-      idle = setTimeout(() => this.response.destroy(timedOut(this.provider, idleTimeoutMs)), idleTimeoutMs);
-    };
+    // One timer for the whole stream, pushed back after every read.
+    const idle = setTimeout(() => this.response.destroy(timedOut(this.provider, idleTimeoutMs)), idleTimeoutMs);
     const started = performance.now();
     try {
-      armIdle();
       while (!this.ended) {
         await this.read();
-        armIdle();
+        idle.refresh();
         flush();
       }
       flush();

@@ -53,7 +53,7 @@ export const chatBody: PluginModule<typeof settings> = {
         overrides,
         stream,
         includeUsage: stream && body.stream_options?.include_usage === true,
-        maxOutputTokens: limit ?? undefined,
+        maxOutputTokens: limit,
         expectedOutputTokens: limit ?? defaultOutputTokens,
         get promptTokens() {
           return (promptTokens ??= estimatePromptTokens(body));
