@@ -17,7 +17,7 @@ import type { BudgetEvent } from '../core/events.js';
 import { PERIODS, PERIOD_LABEL, currentPeriods } from './cost/periods.js';
 import { bill, billable, estimate, toNano, toUsd, type UnpricedPolicy } from './cost/pricing.js';
 import { perRequestCap } from '../core/estimate.js';
-import { consumedUsage } from './cost/consumed.js';
+import { consumedUsage } from '../core/consumed.js';
 import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
 import { MemoryBudget } from './cost/memory-budget.js';
 import { RedisBudget } from './cost/redis-budget.js';
@@ -85,7 +85,7 @@ function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods,
     return new GatewayError('cost_limit_exceeded', {
       code: 'budget_paused',
       param: `${label}_cost_limit`,
-      message: `Spending is paused: the ${label} budget reached ${threshold * 100}% of its limit. Paused until ${when}, or until an admin resumes it.`,
+      message: `Spending is paused: the ${label} budget reached ${Math.round(threshold * 10000) / 100}% of its limit. Paused until ${when}, or until an admin resumes it.`,
       headers,
     });
   }

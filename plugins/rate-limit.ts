@@ -11,7 +11,7 @@ import { memoryLimiters, type Limits } from './rate/limiters.js';
 import { RedisRateLimits } from './rate/redis-failure.js';
 import { admit, correctTokens, type Admission } from './rate/admission.js';
 import { rateLimitHeaders, retryHeaders } from './rate/headers.js';
-import { consumedUsage } from './cost/consumed.js';
+import { consumedUsage } from '../core/consumed.js';
 
 const settings = defineSettings({
   MODELGATE_RATE_LIMITING_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Enforce rate limits per API key.' },

@@ -5,7 +5,7 @@
 import { costOf, isPriced, type CatalogModel } from '../../core/catalog.js';
 import type { RequestContext } from '../../core/context.js';
 import { estimateCost } from '../../core/estimate.js';
-import { consumedUsage } from './consumed.js';
+import { consumedUsage } from '../../core/consumed.js';
 
 export interface UnpricedPolicy {
   allowed: boolean;
