@@ -1,7 +1,8 @@
-// One request through a key's limiters, in order: requests (minute, then burst), hour, tokens. The
-// first that refuses decides. rate-limiter-flexible counts a consume even when it refuses it, so a
-// refusal gives back what every limiter took, the refusing one included: a refused request consumes
-// nothing, and a client retrying while limited does not eat its own allowance. (Until the give-back
+// One request through a key's limiters — requests (minute, then burst), hour, tokens — asked at
+// once; a refusal of requests is reported before one of tokens. rate-limiter-flexible counts a
+// consume even when it refuses it, so a refusal gives back what every limiter took, the refusing
+// one included: a refused request consumes nothing, and a client retrying while limited does not
+// eat its own allowance. (Until the give-back
 // lands, a simultaneous request of the same key may be refused that would otherwise have passed —
 // never admitted that should not have been.)
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -56,7 +57,7 @@ function reading(limit: number, res: RateLimiterRes | null, given = 0): Reading 
   return { limit, remaining: Math.max(0, limit - (res.consumedPoints - given)), resetMs: res.msBeforeNext };
 }
 
-/** What this request's consumes answered, per limit (none where it did not get that far). */
+/** What this request's consumes answered, per limit (none where it was not asked). */
 interface Consumed {
   requests?: Outcome;
   hour?: Outcome;
@@ -101,21 +102,25 @@ export async function admit(limiters: Limiters, limits: Limits, key: string, tok
     let refusedBy: Admission['refusedBy'];
     const never = tokens > limits.tpm;
     if (!never) {
-      const requests = (consumed.requests = await outcome(limiters.requests.consume(key, 1, trace)));
-      take(limiters.minute, 1, requests.res);
-      // The bursty limiter asks the burst limiter only once the minute's allowance is spent.
-      if (limiters.burst && requests.res.consumedPoints > limits.rpm) take(limiters.burst, 1, requests.res);
-      if (!requests.ok) refusedBy = 'requests';
-    }
-    if (consumed.requests?.ok) {
-      consumed.hour = await outcome(limiters.hour.consume(key, 1, trace));
-      take(limiters.hour, 1, consumed.hour.res);
-      if (!consumed.hour.ok) refusedBy = 'requests';
-    }
-    if (consumed.hour?.ok && tokens > 0) {
-      consumed.tokens = await outcome(limiters.tokens.consume(key, tokens, trace));
-      tokensTaken = take(limiters.tokens, tokens, consumed.tokens.res);
-      if (!consumed.tokens.ok) refusedBy = 'tokens';
+      // The limits are asked at once (one round trip to Redis, not three in turn); any refusal
+      // gives back what all of them took, so the order only decides which refusal is reported.
+      const [requests, hour, tokenCount] = await Promise.allSettled([
+        outcome(limiters.requests.consume(key, 1, trace)),
+        outcome(limiters.hour.consume(key, 1, trace)),
+        tokens > 0 ? outcome(limiters.tokens.consume(key, tokens, trace)) : undefined,
+      ]);
+      // What was taken is recorded before a store error is thrown on, so it can be given back.
+      if (requests.status === 'fulfilled') {
+        consumed.requests = requests.value;
+        take(limiters.minute, 1, requests.value.res);
+        // The bursty limiter asks the burst limiter only once the minute's allowance is spent.
+        if (limiters.burst && requests.value.res.consumedPoints > limits.rpm) take(limiters.burst, 1, requests.value.res);
+      }
+      if (hour.status === 'fulfilled') take(limiters.hour, 1, (consumed.hour = hour.value).res);
+      if (tokenCount.status === 'fulfilled' && tokenCount.value) tokensTaken = take(limiters.tokens, tokens, (consumed.tokens = tokenCount.value).res);
+      for (const result of [requests, hour, tokenCount]) if (result.status === 'rejected') throw result.reason;
+      if (!consumed.requests!.ok || !consumed.hour!.ok) refusedBy = 'requests';
+      else if (consumed.tokens && !consumed.tokens.ok) refusedBy = 'tokens';
     }
     const admitted = !never && refusedBy === undefined;
     if (!admitted) await giveBack();
