@@ -71,8 +71,11 @@ export class MemoryBudget implements BudgetStore {
   }
 
   async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
-    const first = this.ledger.fireOnce(`${period.name}:${period.key}`, rule, pause && { name: PAUSE, value: JSON.stringify(pause) });
-    if (first && pause) this.paused = pause;
+    // A pause never shortens one in force (a day's pause firing during a week's).
+    const current = this.currentPause();
+    const longer = pause && (!current || pause.until > current.until) ? pause : undefined;
+    const first = this.ledger.fireOnce(`${period.name}:${period.key}`, rule, longer && { name: PAUSE, value: JSON.stringify(longer) });
+    if (first && longer) this.paused = longer;
     return first;
   }
 

@@ -94,7 +94,10 @@ return after
 // before the marker, and the rule fires on a later call.
 const FIRE = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
+if ARGV[3] ~= '' then
+  local current = redis.call('GET', KEYS[2])
+  if not current or cjson.decode(current)['until'] < tonumber(ARGV[5]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 1
 `;
@@ -135,6 +138,9 @@ export class RedisBudget implements BudgetStore {
 
   async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
     let result: [number, ...Array<number | string>];
+    // Without a connection and without an offline queue (the gateway's connection) ioredis would
+    // refuse at once: the script never runs, and there is nothing to release.
+    if (this.redis.status !== 'ready' && !this.redis.options.enableOfflineQueue) throw new Error(`budget: Redis is not connected (${this.redis.status})`);
     try {
       result = await this.redis.modelgateBudgetReserve(
         ...this.spentKeys(periods),
@@ -234,6 +240,7 @@ export class RedisBudget implements BudgetStore {
       ttl,
       pause ? JSON.stringify(pause) : '',
       pause ? Math.max(1, pause.until - now) : 0,
+      pause ? pause.until : 0,
     );
     return fired === 1;
   }

@@ -14,8 +14,7 @@ import { EventBus, type AlertEvent } from '../../core/events.js';
 import type { Amounts, BudgetStore, PauseState, Periods, ReserveResult } from '../../plugins/cost/budget-store.js';
 
 /**
- * A real store whose next write of a pause fails (as a Redis timeout would), whichever way the
- * pause is written: with the rule's marker, or on its own.
+ * A real store whose next write of a pause (with its rule's marker) fails, as a Redis timeout would.
  */
 class PauseFailsOnce implements BudgetStore {
   failures = 1;
@@ -32,10 +31,6 @@ class PauseFailsOnce implements BudgetStore {
   async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
     if (pause && this.failures-- > 0) throw new Error('Command timed out');
     return this.real.fireOnce(period, rule, pause);
-  }
-  async pause(state: PauseState): Promise<void> {
-    if (this.failures-- > 0) throw new Error('Command timed out');
-    await (this.real as unknown as { pause(state: PauseState): Promise<void> }).pause(state);
   }
   resume(): Promise<boolean> {
     return this.real.resume();
@@ -83,4 +78,20 @@ t.test('the embedded store marks a rule fired and pauses in one step, and only t
   t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
   t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
   await ledger.close();
+});
+
+t.test('the embedded store: a pause firing while a longer one holds does not shorten it, across a restart', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-alerts-'));
+  const ledger = new SqliteLedger(dir, pino({ level: 'silent' }));
+  const budget = new MemoryBudget(ledger);
+  const { day, week } = currentPeriods();
+  const weekPause = { period: 'week', periodKey: week.key, threshold: 0.9, until: week.resetsAt + 1 } as const;
+  const dayPause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+  t.equal(await budget.fireOnce(week, '0.9:pause', weekPause), true);
+  t.equal(await budget.fireOnce(day, '0.9:pause', dayPause), true, 'the day rule fires (once)');
+  t.same((await budget.snapshot(currentPeriods())).pause, weekPause, 'the week pause stands');
+  await ledger.close();
+  const reopened = new SqliteLedger(dir, pino({ level: 'silent' }));
+  t.teardown(() => reopened.close());
+  t.same((await new MemoryBudget(reopened).snapshot(currentPeriods())).pause, weekPause, 'and is what the ledger kept');
 });

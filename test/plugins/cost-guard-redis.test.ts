@@ -145,11 +145,16 @@ t.test('a settlement that meets a frozen Redis is kept and lands once Redis answ
   t.ok(near(spent, FIXTURE_COST), `the kept settlement landed: $${spent}`);
 
   await redis.stop();
+  for (let i = 0; i < 100 && !gateway.logs.some((line) => line.msg === 'redis unavailable'); i++) await sleep(20);
   const before = upstream.requests.length;
-  const refused = await send(gateway, chatRequest(64));
-  t.equal(refused.status, 503);
-  t.equal(refused.json.error.message, 'Budget store unavailable');
+  for (let i = 0; i < 3; i++) {
+    const refused = await send(gateway, chatRequest(64));
+    t.equal(refused.status, 503);
+    t.equal(refused.json.error.message, 'Budget store unavailable');
+  }
   t.equal(upstream.requests.length, before, 'nothing was spent without a budget');
+  const kept = gateway.logs.filter((line) => String(line.msg).startsWith('budget: reservation failed'));
+  t.equal(kept.length, 0, 'a reservation never sent (no connection) leaves nothing to release');
 });
 
 /** A gateway on a private Redis (so the test may freeze it) that gives up on a command after 200 ms. */
@@ -245,6 +250,16 @@ t.test('the store: a pause rule is marked fired and pauses in one script, the fi
   t.equal(await budget.resume(), true);
   t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
   t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
+});
+
+t.test('the store: a pause firing while a longer one holds does not shorten it', async (t) => {
+  const budget = budgetStore(t);
+  const { day, week } = currentPeriods();
+  const weekPause = { period: 'week', periodKey: week.key, threshold: 0.9, until: week.resetsAt + 1 } as const;
+  const dayPause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+  t.equal(await budget.fireOnce(week, '0.9:pause', weekPause), true);
+  t.equal(await budget.fireOnce(day, '0.9:pause', dayPause), true, 'the day rule fires (once)');
+  t.same((await budget.snapshot(currentPeriods())).pause, weekPause, 'the week pause stands');
 });
 
 t.end();
