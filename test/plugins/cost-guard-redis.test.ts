@@ -83,6 +83,21 @@ t.test('20 concurrent requests through two instances against a budget that admit
   t.equal(fromB.requests, 3, 'usage rollups are shared');
 });
 
+t.test('the weekly and monthly limits refuse in their own name through the Redis script', async (t) => {
+  const request = chatRequest(64);
+  const tight = String(FIXTURE_COST + estimateOf(request) - 1e-6);
+  for (const [setting, param] of [
+    ['MODELGATE_WEEKLY_COST_LIMIT', 'weekly_cost_limit'],
+    ['MODELGATE_MONTHLY_COST_LIMIT', 'monthly_cost_limit'],
+  ] as const) {
+    const [a, b] = await pair(t, { MODELGATE_DAILY_COST_LIMIT: '1000', MODELGATE_WEEKLY_COST_LIMIT: '1000', MODELGATE_MONTHLY_COST_LIMIT: '1000', [setting]: tight });
+    t.equal((await send(a, request)).status, 200);
+    const refused = await send(b, request);
+    t.equal(refused.status, 429, setting);
+    t.equal(refused.json.error.param, param, 'the period the script named');
+  }
+});
+
 t.test('a threshold fires once across instances, and a pause set through one refuses on the other until resumed', async (t) => {
   const request = chatRequest(64);
   const [a, b] = await pair(t, { MODELGATE_DAILY_COST_LIMIT: String(10 * FIXTURE_COST), MODELGATE_ALERT_RULES: '0.25:email,0.4:pause' });

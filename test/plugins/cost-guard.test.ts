@@ -70,6 +70,24 @@ t.test('a request that would pass the daily limit gets 429 insufficient_quota na
   t.equal(upstream.requests.length, 1, 'the refused request never reached the provider');
 });
 
+t.test('the weekly and monthly limits refuse in their own name, resetting with their period', async (t) => {
+  const request = chatRequest(64);
+  const tight = String(FIXTURE_COST + estimateOf(request) - 1e-6);
+  const periods = currentPeriods();
+  for (const [setting, param, label, resetsAt] of [
+    ['MODELGATE_WEEKLY_COST_LIMIT', 'weekly_cost_limit', 'Weekly', periods.week.resetsAt],
+    ['MODELGATE_MONTHLY_COST_LIMIT', 'monthly_cost_limit', 'Monthly', periods.month.resetsAt],
+  ] as const) {
+    const gateway = await gatewayWith(t, { MODELGATE_DAILY_COST_LIMIT: '1000', MODELGATE_WEEKLY_COST_LIMIT: '1000', MODELGATE_MONTHLY_COST_LIMIT: '1000', [setting]: tight });
+    t.equal((await send(gateway, request)).status, 200);
+    const refused = await send(gateway, request);
+    t.equal(refused.status, 429, setting);
+    t.equal(refused.json.error.param, param);
+    t.match(refused.json.error.message, new RegExp(`^${label} cost limit of`));
+    t.ok(refused.json.error.message.endsWith(`It resets at ${new Date(resetsAt).toISOString()}.`), refused.json.error.message);
+  }
+});
+
 t.test('20 concurrent requests against a budget that admits 3: three go through, and settled spend stays within limit + one estimate', async (t) => {
   const request = chatRequest(64);
   const estimate = estimateOf(request);
