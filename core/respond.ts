@@ -57,6 +57,11 @@ export function outcomeHeaders(ctx: RequestContext): Record<string, string> {
   return headers;
 }
 
+/** Retry-After for a wait of `ms`: whole seconds, at least 1 (HTTP has no finer unit). */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}
+
 export function formatCost(usd: number): string {
   return usd.toFixed(8).replace(/\.?0+$/, '') || '0';
 }

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { resolve } from 'node:path';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
-import { formatCost } from '../core/respond.js';
+import { formatCost, retryAfterSeconds } from '../core/respond.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { CatalogModel } from '../core/catalog.js';
 import type { RequestContext, Target } from '../core/context.js';
@@ -77,7 +77,7 @@ interface Held {
 
 function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number): GatewayError {
   const resetsAt = result.reason === 'paused' ? result.pause.until : periods[result.period].resetsAt;
-  const headers = { 'retry-after': String(Math.max(1, Math.ceil((resetsAt - Date.now()) / 1000))), 'x-should-retry': 'false' };
+  const headers = { 'retry-after': retryAfterSeconds(resetsAt - Date.now()), 'x-should-retry': 'false' };
   const when = new Date(resetsAt).toISOString();
   if (result.reason === 'paused') {
     const { period, threshold } = result.pause;
@@ -145,10 +145,7 @@ export const costGuard: PluginModule<typeof settings> = {
     async function reserve(ctx: RequestContext, target: Target): Promise<Held> {
       const model = billable(target.model, unpriced);
       if (!model) {
-        throw new GatewayError('bad_request', {
-          status: 403,
-          type: 'permission_error',
-          code: 'model_unpriced',
+        throw new GatewayError('model_unpriced', {
           param: 'model',
           message: `The gateway has no price for ${target.provider.name}/${target.model.id}, and unpriced models are not allowed.`,
         });

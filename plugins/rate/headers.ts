@@ -2,6 +2,7 @@
 // for the tighter request limit and the same for tokens. Resets are durations in OpenAI's format
 // ("20ms", "1s", "6m0s").
 import type { Reading } from './admission.js';
+import { retryAfterSeconds } from '../../core/respond.js';
 
 /** 20 → "20ms", 1500 → "1.5s", 360000 → "6m0s", 3723000 → "1h2m3s". */
 export function formatDuration(ms: number): string {
@@ -26,5 +27,5 @@ export function rateLimitHeaders(requests: Reading, tokens: Reading): Record<str
 
 /** Retry-After in whole seconds (at least 1), and OpenAI's finer retry-after-ms the SDKs prefer. */
 export function retryHeaders(retryAfterMs: number): Record<string, string> {
-  return { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))), 'retry-after-ms': String(Math.max(1, Math.ceil(retryAfterMs))) };
+  return { 'retry-after': retryAfterSeconds(retryAfterMs), 'retry-after-ms': String(Math.max(1, Math.ceil(retryAfterMs))) };
 }
