@@ -111,7 +111,9 @@ export function parseRetryAfter(headers: Record<string, string | string[] | unde
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-// The failures every provider can have below its own protocol, built in one place.
+// The failures every provider can have below its own protocol, and those any protocol can report
+// (a failure inside a 200 answer, the gateway's own key refused), built in one place so every
+// adapter words and classifies them alike.
 
 /** A 200 whose body its protocol does not allow: retryable (another try, or provider, may do better). */
 export function badResponse(provider: string, why: string): UpstreamError {
@@ -136,6 +138,74 @@ export function truncatedStream(provider: string): UpstreamError {
     status: 502,
     message: `The ${provider} provider ended the stream before the answer was complete`,
     code: 'stream_truncated',
+  });
+}
+
+/** How a provider said, inside a 200 answer, that it failed. */
+export interface ReportedFailure {
+  /** The provider's own words, when it gave any. */
+  detail?: string;
+  /** The finish reason that means "failed" (Mistral `error`, Cohere `ERROR`), when that is how it said so. */
+  finishReason?: string;
+  type?: string;
+  code?: string | null;
+  /** Whether another try may succeed: yes unless the provider's report says otherwise. */
+  retryable?: boolean;
+  /** The provider gave up for lack of time (504). */
+  timedOut?: boolean;
+  /** false when a whole non-stream answer said it failed. */
+  inStream?: boolean;
+}
+
+/**
+ * The provider answered 200 and then said it failed: an error event inside the stream, or a finish
+ * reason that means "error". Not an answer, and by default retryable: another attempt, or another
+ * provider, may give one.
+ */
+export function reportedFailure(provider: string, failure: ReportedFailure = {}): UpstreamError {
+  const inStream = failure.inStream ?? true;
+  const what = failure.finishReason ? `stopped generating (finish_reason ${failure.finishReason})` : `reported an error${inStream ? ' in the stream' : ''}`;
+  return new UpstreamError({
+    provider,
+    reason: inStream ? 'stream_error' : failure.timedOut ? 'timeout' : 'bad_response',
+    upstreamStatus: 200,
+    retryable: failure.retryable ?? true,
+    status: failure.timedOut ? 504 : 502,
+    message: `The ${provider} provider ${what}${failure.detail ? `: ${failure.detail}` : ''}`,
+    type: failure.type,
+    code: failure.code ?? (failure.timedOut ? 'upstream_timeout' : failure.finishReason ? 'upstream_generation_error' : 'upstream_stream_error'),
+  });
+}
+
+/** How a provider refused the gateway's own credentials. */
+export interface RejectedCredentials {
+  /** The status that said so; for an error event inside a stream, the status its type stands for. */
+  status: number;
+  /** The provider's own name for the refusal, after the status (Gemini's `INVALID_ARGUMENT API_KEY_INVALID`). */
+  label?: string;
+  /** The provider's message, only where it cannot quote the key (OpenAI's quotes part of it). */
+  detail?: string;
+  /** The settings that hold the credentials, for the operator to check. */
+  settings: string;
+  inStream?: boolean;
+  retryAfterMs?: number;
+}
+
+/**
+ * A provider refused the gateway's own key: the operator's problem, not the client's. 502 and no
+ * retry (statusPolicy's rule for 401/403); failover may still try another provider.
+ */
+export function credentialsRejected(provider: string, rejected: RejectedCredentials): UpstreamError {
+  const said = [`HTTP ${rejected.status}`, rejected.label].filter(Boolean).join(' ') + (rejected.detail ? `: ${rejected.detail}` : '');
+  return new UpstreamError({
+    provider,
+    reason: rejected.inStream ? 'stream_error' : 'http_status',
+    upstreamStatus: rejected.inStream ? 200 : rejected.status,
+    retryAfterMs: rejected.retryAfterMs,
+    ...statusPolicy(401),
+    message: `The ${provider} provider rejected the gateway's credentials (${said}); check ${rejected.settings}`,
+    type: 'server_error',
+    code: 'provider_auth_error',
   });
 }
 

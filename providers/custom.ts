@@ -29,6 +29,7 @@ export const custom: ProviderModule<typeof settings> = {
       name: 'custom',
       baseUrl: s.CUSTOM_BASE_URL ?? 'http://localhost',
       apiKey: s.CUSTOM_API_KEY,
+      keySetting: 'CUSTOM_API_KEY',
       configured: s.CUSTOM_BASE_URL !== undefined,
       reasoningRules: false,
       acceptsUnlistedModels: true,

@@ -1,7 +1,7 @@
 // Reading an OpenAI chat request the way native translators need it: the output limit and the stop
 // list, text out of content parts, inline data out of data: URLs, tool-call arguments as objects, and
-// the rules the cohere and mistral adapters share (OpenAI-only features and unsupported user content
-// refused). A request these readers cannot honour is refused with a 400 naming the field.
+// the rules the native adapters share (OpenAI-only features refused by all of them, unsupported user
+// content by cohere and mistral). A request these readers cannot honour is refused with a 400 naming the field.
 import type { CatalogModel } from '../core/catalog.js';
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../core/chat-types.js';
 import { GatewayError } from '../core/errors.js';

@@ -19,6 +19,7 @@ export const openai: ProviderModule<typeof settings> = {
       name: 'openai',
       baseUrl: s.OPENAI_BASE_URL,
       apiKey: s.OPENAI_API_KEY,
+      keySetting: 'OPENAI_API_KEY',
       configured: s.OPENAI_API_KEY !== undefined,
       extraHeaders: {
         ...(s.OPENAI_ORGANIZATION ? { 'openai-organization': s.OPENAI_ORGANIZATION } : {}),

@@ -3,7 +3,7 @@
 // policy. Problems of the gateway's own Anthropic account (bad key, billing, monthly spend cap)
 // are 502 and not retried: the client's request is fine and retrying cannot help.
 import type { IncomingHttpHeaders } from 'node:http';
-import { UpstreamError, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
+import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
 
 interface NativeError {
@@ -48,13 +48,8 @@ function normalize(status: number, error: NativeError, reason: FailureReason, up
   const message = typeof error.message === 'string' ? error.message : `The anthropic provider answered HTTP ${status}`;
   const common = { provider: 'anthropic', reason, upstreamStatus, retryAfterMs };
   if (status === 401 || status === 403) {
-    return new UpstreamError({
-      ...common,
-      ...statusPolicy(status),
-      message: `The anthropic provider rejected the gateway's credentials (HTTP ${status}: ${message}); check ANTHROPIC_API_KEY`,
-      type: 'server_error',
-      code: 'provider_auth_error',
-    });
+    const detail = typeof error.message === 'string' ? error.message : undefined;
+    return credentialsRejected('anthropic', { status, detail, settings: 'ANTHROPIC_API_KEY', inStream: reason === 'stream_error', retryAfterMs });
   }
   const spendCap = status === 429 && error.details?.error_code === 'enforced_spend_limit_reached';
   if (status === 402 || spendCap) {

@@ -3,7 +3,7 @@
 // messages become `tool_result` blocks, `max_tokens` is always set, sampling follows the model's rules.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, stopList, textOf, toolArguments } from '../openai-request.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../openai-request.js';
 
 /** `max_tokens` when neither the client nor the catalog gives one (a bare model). */
 const FALLBACK_MAX_TOKENS = 4096;
@@ -18,7 +18,7 @@ interface NativeMessage {
 }
 
 export function toMessagesRequest(request: ChatRequest, model: CatalogModel, stream: boolean): Record<string, unknown> {
-  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw invalidValue('modalities', 'anthropic answers in text only');
+  refuseOpenAIOnly(request, 'anthropic');
   const system: string[] = [];
   const messages: NativeMessage[] = [];
   request.messages.forEach((message, i) => {
@@ -137,9 +137,12 @@ function assistantBlocks(message: ChatMessage, param: string): Block[] {
   return blocks;
 }
 
+/** A result with no text goes without content: Anthropic rejects an empty text block. */
 function toolResult(message: ChatMessage): Block {
-  const content = typeof message.content === 'string' ? message.content : asBlocks(textOf(message.content));
-  return { type: 'tool_result', tool_use_id: message.tool_call_id, content };
+  const text = textOf(message.content);
+  const block: Block = { type: 'tool_result', tool_use_id: message.tool_call_id };
+  if (text !== '') block.content = typeof message.content === 'string' ? text : asBlocks(text);
+  return block;
 }
 
 function toNativeTool(tool: FunctionTool): Record<string, unknown> {

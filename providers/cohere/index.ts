@@ -4,7 +4,7 @@
 // key is at fault, never the client's. Rules and sources: docs/providers/cohere.md.
 import type { IncomingHttpHeaders } from 'node:http';
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
-import { UpstreamError, parseRetryAfter, statusPolicy } from '../../core/upstream-error.js';
+import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
 import type { Provider, ProviderModule } from '../types.js';
 import { cohereBody } from './request.js';
@@ -60,19 +60,17 @@ export function cohereError(status: number, headers: IncomingHttpHeaders, text: 
   } catch {
     // not JSON: the status alone says what happened
   }
-  const credentials = status === 401 || status === 403 || status === 498;
-  const policy = statusPolicy(credentials ? 401 : status);
+  const retryAfterMs = parseRetryAfter(headers);
+  if (status === 401 || status === 403 || status === 498) return credentialsRejected('cohere', { status, detail: message, settings: 'COHERE_API_KEY', retryAfterMs });
+  const policy = statusPolicy(status);
   return new UpstreamError({
     provider: 'cohere',
     reason: 'http_status',
     upstreamStatus: status,
     retryable: policy.retryable,
-    retryAfterMs: parseRetryAfter(headers),
+    retryAfterMs,
     status: policy.status,
-    message: credentials
-      ? `The cohere provider rejected the gateway's credentials (HTTP ${status}); check COHERE_API_KEY`
-      : (message ?? `The cohere provider answered HTTP ${status}`),
-    type: credentials ? 'server_error' : undefined,
-    code: credentials ? 'provider_auth_error' : status === 429 ? 'rate_limit_exceeded' : null,
+    message: message ?? `The cohere provider answered HTTP ${status}`,
+    code: status === 429 ? 'rate_limit_exceeded' : null,
   });
 }

@@ -3,9 +3,10 @@
 // left out; finish reasons ERROR/TIMEOUT and error events become UpstreamErrors (docs/providers/cohere.md).
 import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import { UpstreamError, badResponse } from '../../core/upstream-error.js';
+import { type UpstreamError, badResponse, reportedFailure } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
 import { argumentsText, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
+import { ChunkFactory } from '../openai-chunks.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'cohere';
@@ -73,16 +74,8 @@ function finishReason(value: unknown, error: unknown, inStream: boolean): Finish
 
 /** ERROR and TIMEOUT are not answers: another attempt (or provider) may give one. */
 function generationFailed(finish: string, error: unknown, inStream: boolean): UpstreamError {
-  const detail = typeof error === 'string' && error !== '' ? `: ${error}` : '';
-  return new UpstreamError({
-    provider: PROVIDER,
-    reason: inStream ? 'stream_error' : finish === 'TIMEOUT' ? 'timeout' : 'bad_response',
-    upstreamStatus: 200,
-    retryable: true,
-    status: finish === 'TIMEOUT' ? 504 : 502,
-    message: `The cohere provider stopped generating (${finish})${detail}`,
-    code: finish === 'TIMEOUT' ? 'upstream_timeout' : 'upstream_generation_error',
-  });
+  const detail = typeof error === 'string' && error !== '' ? error : undefined;
+  return reportedFailure(PROVIDER, { finishReason: finish, detail, timedOut: finish === 'TIMEOUT', inStream });
 }
 
 /**
@@ -92,14 +85,12 @@ function generationFailed(finish: string, error: unknown, inStream: boolean): Up
 export class CohereStream implements StreamTranslator {
   usage: Usage | undefined;
   finished = false;
-  private id: string;
-  private readonly created = Math.floor(Date.now() / 1000);
-  private roleSent = false;
+  private readonly chunks: ChunkFactory;
   /** Cohere's tool-call index → the OpenAI index given at its tool-call-start. */
   private readonly toolIndexes = new Map<unknown, number>();
 
-  constructor(private readonly context: TranslateContext) {
-    this.id = `chatcmpl-${context.requestId}`;
+  constructor(context: TranslateContext) {
+    this.chunks = new ChunkFactory(`chatcmpl-${context.requestId}`, context.model.native_id);
   }
 
   event(event: SseEvent): ChatChunk[] {
@@ -110,17 +101,17 @@ export class CohereStream implements StreamTranslator {
     const message = isObject(payload.delta) && isObject(payload.delta.message) ? payload.delta.message : {};
     switch (type) {
       case 'message-start':
-        if (typeof payload.id === 'string') this.id = payload.id;
-        return [this.chunk({ content: '' })];
+        if (typeof payload.id === 'string') this.chunks.id = payload.id;
+        return [this.chunks.delta({ content: '' })];
       case 'content-start':
       case 'content-delta': {
         const text = isObject(message.content) ? message.content.text : undefined;
-        return typeof text === 'string' && text !== '' ? [this.chunk({ content: text })] : [];
+        return typeof text === 'string' && text !== '' ? [this.chunks.delta({ content: text })] : [];
       }
       case 'tool-call-start':
-        return [this.chunk({ tool_calls: [this.toolCallStart(payload.index, message.tool_calls)] })];
+        return [this.chunks.delta({ tool_calls: [this.toolCallStart(payload.index, message.tool_calls)] })];
       case 'tool-call-delta':
-        return [this.chunk({ tool_calls: [this.toolCallDelta(payload.index, message.tool_calls)] })];
+        return [this.chunks.delta({ tool_calls: [this.toolCallDelta(payload.index, message.tool_calls)] })];
       case 'message-end':
         return this.messageEnd(isObject(payload.delta) ? payload.delta : {});
       default:
@@ -154,36 +145,13 @@ export class CohereStream implements StreamTranslator {
     const finish = finishReason(delta.finish_reason, delta.error, true);
     this.usage = cohereUsage(delta.usage);
     this.finished = true;
-    const chunks = [this.chunk({}, finish)];
+    const chunks = [this.chunks.delta({}, finish)];
     // The usage chunk OpenAI sends last with include_usage; core drops it when the client did not ask.
-    if (this.usage) chunks.push({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.context.model.native_id, choices: [], usage: this.usage });
+    if (this.usage) chunks.push(this.chunks.usage(this.usage));
     return chunks;
-  }
-
-  /** The first chunk of the stream carries the assistant role, whatever the event. */
-  private chunk(delta: ChatChunk['choices'][number]['delta'], finish: FinishReason | null = null): ChatChunk {
-    if (!this.roleSent) {
-      delta = { role: 'assistant', ...delta };
-      this.roleSent = true;
-    }
-    return {
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.context.model.native_id,
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
-    };
   }
 }
 
 function streamError(message: unknown): UpstreamError {
-  return new UpstreamError({
-    provider: PROVIDER,
-    reason: 'stream_error',
-    upstreamStatus: 200,
-    retryable: true,
-    status: 502,
-    message: typeof message === 'string' ? `The cohere provider reported an error in the stream: ${message}` : 'The cohere provider reported an error in the stream',
-    code: 'upstream_stream_error',
-  });
+  return reportedFailure(PROVIDER, { detail: typeof message === 'string' ? message : undefined });
 }

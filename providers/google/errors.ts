@@ -4,7 +4,7 @@
 // FAILED_PRECONDITION: both are the gateway's problem, 502 and not retried. Waits come from
 // `Retry-After` or else the body's RetryInfo.retryDelay.
 import type { IncomingHttpHeaders } from 'node:http';
-import { UpstreamError, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
+import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
 
 interface NativeError {
@@ -44,16 +44,12 @@ function normalize(status: number, error: NativeError, reason: FailureReason, up
   const errorReason = details.find((detail) => typeof detail?.reason === 'string')?.reason as string | undefined;
   const message = typeof error.message === 'string' ? error.message : `The google provider answered HTTP ${status}`;
   const common = { provider: 'google', reason, upstreamStatus, retryAfterMs };
-  const label = [status, rpcStatus, errorReason].filter(Boolean).join(' ');
   if (status === 401 || status === 403 || errorReason === 'API_KEY_INVALID' || rpcStatus === 'UNAUTHENTICATED' || rpcStatus === 'PERMISSION_DENIED') {
-    return new UpstreamError({
-      ...common,
-      ...statusPolicy(401),
-      message: `The google provider rejected the gateway's credentials (${label}: ${message}); check GOOGLE_API_KEY and GOOGLE_PROJECT_ID`,
-      type: 'server_error',
-      code: 'provider_auth_error',
-    });
+    const rpc = [rpcStatus, errorReason].filter(Boolean).join(' ');
+    const detail = typeof error.message === 'string' ? error.message : undefined;
+    return credentialsRejected('google', { status, label: rpc, detail, settings: 'GOOGLE_API_KEY and GOOGLE_PROJECT_ID', inStream: reason === 'stream_error', retryAfterMs });
   }
+  const label = [status, rpcStatus, errorReason].filter(Boolean).join(' ');
   if (rpcStatus === 'FAILED_PRECONDITION') {
     return new UpstreamError({ ...common, status: 502, retryable: false, message: `The google provider refused the gateway's account (${label}): ${message}`, type: 'server_error', code: 'provider_account_error' });
   }

@@ -4,7 +4,7 @@
 // ids), thought signatures ride along on tool calls, parameters go in `generationConfig`.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolCall, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, stopList, textOf, toolArguments } from '../openai-request.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../openai-request.js';
 import { isObject } from '../json-object.js';
 import { toGeminiSchema } from './schema.js';
 
@@ -29,7 +29,7 @@ function requiresSignatures(nativeId: string): boolean {
 }
 
 export function toGenerateContentRequest(request: ChatRequest, model: CatalogModel): Record<string, unknown> {
-  if (Array.isArray(request.modalities) && request.modalities.some((m) => m !== 'text')) throw invalidValue('modalities', 'google is asked for text only by this gateway');
+  refuseOpenAIOnly(request, 'google');
   const system: Part[] = [];
   const contents: Content[] = [];
   request.messages.forEach((message, i) => {

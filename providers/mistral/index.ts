@@ -74,7 +74,7 @@ export function mistralError(status: number, headers: IncomingHttpHeaders, text:
   if (status !== 401 && status !== 403 && status !== 429 && typeof body.message === 'string' && /capacity exceeded/i.test(body.message)) {
     return new UpstreamError({ ...base, ...statusPolicy(503), message: body.message, type: 'service_unavailable_error', code: 'provider_overloaded' });
   }
-  return openAIError('mistral', status, headers, text);
+  return openAIError('mistral', status, headers, text, 'MISTRAL_API_KEY');
 }
 
 /** `[{loc: ["body", "messages"], msg: "Field required"}]` → `messages: Field required`. */

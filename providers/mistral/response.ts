@@ -2,11 +2,12 @@
 // handled here: tool calls arrive whole and without index/type, usage rides on the finish chunk
 // (re-sent as OpenAI's final usage chunk), content may be a list of chunks (thinking dropped),
 // `model_length` is `length`, `error` is a failed attempt. See docs/providers/mistral.md.
-import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
+import type { ChatChunk, ChatCompletion, FinishReason, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import { UpstreamError, badResponse } from '../../core/upstream-error.js';
+import { type UpstreamError, badResponse, reportedFailure } from '../../core/upstream-error.js';
 import { isObject } from '../json-object.js';
-import { argumentsText, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
+import { contentText, eventPayload, isCount, toolCall } from '../native-response.js';
+import { ToolCallIndexer, compatibleFinishReason } from '../compatible-divergences.js';
 import type { StreamTranslator, TranslateContext } from '../types.js';
 
 const PROVIDER = 'mistral';
@@ -34,7 +35,7 @@ export function mistralCompletion(body: unknown, context: TranslateContext): Cha
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
         logprobs: null,
-        finish_reason: finishReason(choice.finish_reason, false),
+        finish_reason: compatibleFinishReason(PROVIDER, choice.finish_reason, false),
       };
     }),
     ...(usage ? { usage } : {}),
@@ -54,28 +55,6 @@ export function mistralUsage(usage: unknown): Usage | undefined {
   };
 }
 
-function finishReason(value: unknown, inStream: boolean): FinishReason {
-  switch (value) {
-    case 'length':
-    case 'model_length': // the context window ran out: for the client, the answer was cut by length
-      return 'length';
-    case 'tool_calls':
-      return 'tool_calls';
-    case 'error':
-      throw new UpstreamError({
-        provider: PROVIDER,
-        reason: inStream ? 'stream_error' : 'bad_response',
-        upstreamStatus: 200,
-        retryable: true,
-        status: 502,
-        message: 'The mistral provider stopped generating with finish_reason "error"',
-        code: 'upstream_generation_error',
-      });
-    default:
-      return 'stop'; // stop, and (as litellm does) anything new
-  }
-}
-
 /** One Mistral stream: data-only chunks ending in `data: [DONE]`. */
 export class MistralStream implements StreamTranslator {
   usage: Usage | undefined;
@@ -86,8 +65,7 @@ export class MistralStream implements StreamTranslator {
   private roleSent = false;
   private finishSeen = false;
   private usageSent = false;
-  /** Tool call id (or Mistral's index, when it sends one without an id) → the OpenAI index. */
-  private readonly toolIndexes = new Map<string, number>();
+  private readonly toolCalls = new ToolCallIndexer(PROVIDER);
 
   constructor(context: TranslateContext) {
     this.id = `chatcmpl-${context.requestId}`;
@@ -119,8 +97,8 @@ export class MistralStream implements StreamTranslator {
       }
       const text = contentText(source.content);
       if (text !== '') delta.content = text;
-      if (Array.isArray(source.tool_calls) && source.tool_calls.length > 0) delta.tool_calls = source.tool_calls.map((call) => this.toolCall(call));
-      const finish = choice.finish_reason == null ? null : finishReason(choice.finish_reason, true);
+      if (Array.isArray(source.tool_calls) && source.tool_calls.length > 0) delta.tool_calls = source.tool_calls.map((call) => this.toolCalls.fragment(call));
+      const finish = choice.finish_reason == null ? null : compatibleFinishReason(PROVIDER, choice.finish_reason, true);
       if (finish) this.finishSeen = true;
       if (Object.keys(delta).length > 0 || finish) {
         chunks.push(this.chunk(typeof choice.index === 'number' ? choice.index : 0, delta, finish));
@@ -134,19 +112,6 @@ export class MistralStream implements StreamTranslator {
     if (!this.finishSeen || this.finished) return [];
     this.finished = true;
     return this.usageChunk();
-  }
-
-  /** The first fragment of each call gets an index, `type` and its id; later ones only the index. */
-  private toolCall(call: unknown): ChunkToolCall {
-    if (!isObject(call) || !isObject(call.function)) throw badResponse(PROVIDER, 'a streamed tool call has no function');
-    const key = typeof call.id === 'string' ? call.id : `#${String(call.index)}`;
-    const known = this.toolIndexes.get(key);
-    if (known !== undefined) return { index: known, function: { arguments: argumentsText(call.function.arguments) } };
-    if (typeof call.id !== 'string' || typeof call.function.name !== 'string') throw badResponse(PROVIDER, 'a streamed tool call has no id or name');
-    const index = this.toolIndexes.size;
-    this.toolIndexes.set(key, index);
-    if (typeof call.index === 'number') this.toolIndexes.set(`#${call.index}`, index);
-    return { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: argumentsText(call.function.arguments) } };
   }
 
   /** OpenAI's last chunk with include_usage; core drops it when the client did not ask. */
@@ -164,15 +129,6 @@ export class MistralStream implements StreamTranslator {
 /** An error object inside the stream (`{"object":"error",…}`, `{"error":…}` or `{"detail":…}`). */
 function streamError(payload: Record<string, unknown>): UpstreamError {
   const inner = isObject(payload.error) ? payload.error : payload;
-  const message = typeof inner.message === 'string' ? inner.message : typeof inner.detail === 'string' ? inner.detail : undefined;
-  return new UpstreamError({
-    provider: PROVIDER,
-    reason: 'stream_error',
-    upstreamStatus: 200,
-    retryable: true,
-    status: 502,
-    message: message ? `The mistral provider reported an error in the stream: ${message}` : 'The mistral provider reported an error in the stream',
-    type: typeof inner.type === 'string' ? inner.type : undefined,
-    code: typeof inner.code === 'string' ? inner.code : 'upstream_stream_error',
-  });
+  const detail = typeof inner.message === 'string' ? inner.message : typeof inner.detail === 'string' ? inner.detail : undefined;
+  return reportedFailure(PROVIDER, { detail, type: typeof inner.type === 'string' ? inner.type : undefined, code: typeof inner.code === 'string' ? inner.code : undefined });
 }

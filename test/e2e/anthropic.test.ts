@@ -4,7 +4,7 @@ import t from 'tap';
 import { APIError, type OpenAI } from 'openai';
 import { startGateway, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeAnthropic, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixture, fixtureJson, gatedSse, json, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, gatedSse, json, readUntilFailure, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 
 let upstream: FakeProvider;
@@ -125,20 +125,10 @@ t.test('an overloaded error event after the first content reaches the SDK as an 
   const gate = gatedSse(transcript.slice(0, cut), transcript.slice(cut));
   upstream.next(gate.responder);
   const stream = await gateway.client().chat.completions.create({ model: 'claude-sonnet-4-5', messages: question, stream: true });
-  const received: string[] = [];
-  let failure: unknown;
-  try {
-    for await (const chunk of stream) {
-      received.push(chunk.choices[0]?.delta.content ?? '');
-      if (chunk.choices[0]?.delta.content) gate.release(); // the error follows content the client already has
-    }
-  } catch (error) {
-    failure = error;
-  }
-  gate.release(); // never leave the fake waiting, whatever happened
+  const { text, failure } = await readUntilFailure(stream, gate);
   t.ok(failure instanceof APIError, 'an APIError');
   t.match(failure, { message: /Overloaded/ });
-  t.equal(received.join(''), 'The capital');
+  t.equal(text, 'The capital');
 });
 
 t.test('provider errors before any content become HTTP errors: 529 → 503, a bad provider key → 502, a 400 passed back', async (t) => {

@@ -1,10 +1,10 @@
 // End to end through the real gateway with the real OpenAI SDK as client, in front of a fake Cohere
 // that speaks v2 chat (Bearer auth, /v2/chat, named SSE events) and replays the golden fixtures.
 import t from 'tap';
-import type OpenAI from 'openai';
+import { APIError, type OpenAI } from 'openai';
 import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeCohere, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixture, fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, gatedSse, json, readUntilFailure, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError } from '../helpers/schema.js';
 import { formatCost } from '../../core/respond.js';
 
@@ -138,28 +138,14 @@ t.test("Cohere's errors reach the SDK with the documented status", async (t) => 
 });
 
 t.test('an error after the first content ends the stream with an error event the SDK throws', async (t) => {
-  // The error is sent only once the client holds the first content, so the order never depends on timing.
-  let firstContentSeen!: () => void;
-  const seen = new Promise<void>((resolve) => (firstContentSeen = resolve));
   const start = fixture('cohere/stream.sse').split('\n\n').slice(0, 3).join('\n\n');
-  upstream.next(async (_request, res) => {
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`${start}\n\n`);
-    await seen;
-    res.end('event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"ERROR","error":"generation failed"}}\n\n');
-  });
-  const received: string[] = [];
+  const gate = gatedSse(`${start}\n\n`, 'event: message-end\ndata: {"type":"message-end","delta":{"finish_reason":"ERROR","error":"generation failed"}}\n\n');
+  upstream.next(gate.responder);
   const stream = await gateway.client().chat.completions.create({ ...question, stream: true });
-  await t.rejects(
-    (async () => {
-      for await (const chunk of stream) {
-        received.push(chunk.choices[0]?.delta.content ?? '');
-        if (received.includes('The')) firstContentSeen();
-      }
-    })(),
-    { message: /generation failed/ },
-  );
-  t.ok(received.includes('The'), 'the content before the error was delivered');
+  const { text, failure } = await readUntilFailure(stream, gate);
+  t.ok(failure instanceof APIError, 'an APIError');
+  t.match(failure, { message: /generation failed/ });
+  t.equal(text, 'The', 'the content before the error was delivered');
 });
 
 t.test('a parameter Cohere cannot honour is refused before any upstream call', async (t) => {

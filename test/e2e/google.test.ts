@@ -4,7 +4,7 @@ import t from 'tap';
 import { APIError, type OpenAI } from 'openai';
 import { startGateway, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeGemini, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixture, fixtureJson, gatedSse, json, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, gatedSse, json, readUntilFailure, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 
 let upstream: FakeProvider;
@@ -108,20 +108,10 @@ t.test('an error object after the first content reaches the SDK as an APIError',
   const gate = gatedSse(`${first}\r\n\r\n`, `data: ${JSON.stringify(fixtureJson('gemini/error-503.json'))}\r\n\r\n`);
   upstream.next(gate.responder);
   const stream = await gateway.client().chat.completions.create({ model: 'gemini-2.5-flash', messages: question, stream: true });
-  const received: string[] = [];
-  let failure: unknown;
-  try {
-    for await (const chunk of stream) {
-      received.push(chunk.choices[0]?.delta.content ?? '');
-      if (chunk.choices[0]?.delta.content) gate.release(); // the error follows content the client already has
-    }
-  } catch (error) {
-    failure = error;
-  }
-  gate.release(); // never leave the fake waiting, whatever happened
+  const { text, failure } = await readUntilFailure(stream, gate);
   t.ok(failure instanceof APIError, 'an APIError');
   t.match(failure, { message: /overloaded/ });
-  t.equal(received.join(''), 'The capital of France');
+  t.equal(text, 'The capital of France');
 });
 
 t.test('provider errors before any content become HTTP errors: bad key → 502, quota → 429, 503 stays 503', async (t) => {

@@ -2,10 +2,10 @@
 // that speaks its chat-completions API (Bearer auth, data-only SSE ending in [DONE], 422 for fields
 // it does not know) and replays the golden fixtures.
 import t from 'tap';
-import type OpenAI from 'openai';
+import { APIError, type OpenAI } from 'openai';
 import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeMistral, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, gatedSse, json, readUntilFailure, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError } from '../helpers/schema.js';
 import { formatCost } from '../../core/respond.js';
 
@@ -116,6 +116,17 @@ t.test('a streamed tool call reaches the SDK with an index and a type it can ass
   }
   t.strictSame(fragments, [{ index: 0, id: 'gSIMJiOkT', type: 'function', function: { name: 'weather', arguments: '{"location": "San Francisco"}' } }]);
   t.equal(finish, 'tool_calls');
+});
+
+t.test('an error object after the first content ends the stream with an error event the SDK throws', async (t) => {
+  const start = fixture('mistral/stream.sse').split('\n\n').slice(0, 2).join('\n\n');
+  const gate = gatedSse(`${start}\n\n`, `data: ${JSON.stringify(fixtureJson('mistral/error-400.json'))}\n\n`);
+  upstream.next(gate.responder);
+  const stream = await gateway.client().chat.completions.create({ ...question, stream: true });
+  const { text, failure } = await readUntilFailure(stream, gate);
+  t.ok(failure instanceof APIError, 'an APIError');
+  t.match(failure, { message: /capacity exceeded/ });
+  t.equal(text, 'The capital', 'the content before the error was delivered');
 });
 
 t.test("Mistral's error bodies reach the SDK with the documented status", async (t) => {

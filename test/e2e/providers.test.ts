@@ -97,7 +97,7 @@ t.test('GET /v1/providers/status reports live traffic: success rate, latency, la
   t.match(mistral, { state: 'degraded', circuit: 'disabled', success_rate: 0.5, requests: 2 });
   t.type(mistral.latency_ms.p50, 'number');
   t.match(mistral.last_error, { status: 500, reason: 'http_status', message: /boom/ });
-  t.type(Date.parse(mistral.last_error.at), 'number');
+  t.ok(Number.isFinite(Date.parse(mistral.last_error.at)), 'last_error.at is a date');
   const custom = status.json.data.find((p: { provider: string }) => p.provider === 'custom');
   t.equal(custom.state, 'not_configured');
   const google = status.json.data.find((p: { provider: string }) => p.provider === 'google');

@@ -1,7 +1,7 @@
 // A scriptable fake upstream on 127.0.0.1 port 0. It records every request (path, headers, body)
 // and answers with queued one-shot responders, else its default responder. Responders for the
-// common shapes (JSON, SSE transcript with optional pacing, hang, close) are below; per-provider
-// fakes build on it in test/helpers/fakes.ts.
+// common shapes (JSON, SSE transcript with optional pacing, hang, close) are below, with a reader
+// for a client stream that fails midway; per-provider fakes build on it in test/helpers/fakes.ts.
 import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -165,4 +165,29 @@ export function gatedSse(first: string, rest: string): { responder: Responder; r
     if (!res.destroyed) res.end(rest);
   };
   return { responder, release };
+}
+
+/**
+ * Reads a client's stream to its end or its failure, releasing `gate` once the first content has
+ * arrived (so what the fake sends next follows content the client already holds), and in any case
+ * at the end, so the fake is never left waiting. Returns the text that arrived and what was thrown.
+ */
+export async function readUntilFailure(
+  stream: AsyncIterable<{ choices: Array<{ delta: { content?: string | null } }> }>,
+  gate: { release: () => void },
+): Promise<{ text: string; failure: unknown }> {
+  let text = '';
+  let failure: unknown;
+  try {
+    for await (const chunk of stream) {
+      const content = chunk.choices[0]?.delta.content;
+      if (!content) continue;
+      text += content;
+      gate.release();
+    }
+  } catch (error) {
+    failure = error;
+  }
+  gate.release();
+  return { text, failure };
 }

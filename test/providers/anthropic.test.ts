@@ -46,7 +46,7 @@ t.test('the canonical request becomes request.json, sent to /v1/messages with x-
       user: 'user-123',
       seed: 7,
       presence_penalty: 0.5,
-      logprobs: true,
+      logprobs: false,
       n: 1,
     },
     context(),
@@ -54,7 +54,7 @@ t.test('the canonical request becomes request.json, sent to /v1/messages with x-
   t.equal(upstream.url, 'https://api.anthropic.com/v1/messages');
   t.equal(upstream.method, 'POST');
   t.same(upstream.headers, { 'content-type': 'application/json', accept: 'application/json', 'x-api-key': 'sk-ant-test', 'anthropic-version': '2023-06-01' });
-  t.strictSame(JSON.parse(upstream.body!), fixtureJson('anthropic/request.json'), 'seed, penalties, logprobs and n are dropped');
+  t.strictSame(JSON.parse(upstream.body!), fixtureJson('anthropic/request.json'), 'seed, penalties, logprobs: false and n are dropped');
 });
 
 t.test('a tool round trip becomes request-tools.json: tool_use blocks, then a tool_result in a user turn', async (t) => {
@@ -206,7 +206,16 @@ t.test('results of parallel tool calls share one user turn; bad arguments and fu
   ]);
   t.match(refused({ messages: [{ role: 'assistant', tool_calls: [{ id: 'x', type: 'function', function: { name: 'w', arguments: '{nope' } }] }] }), refusal('messages[0].tool_calls[0].function.arguments'));
   t.match(refused({ messages: [{ role: 'function', name: 'w', content: 'x' }] }), refusal('messages[0].role'));
-  t.match(refused({ modalities: ['text', 'audio'] }), refusal('modalities'));
+});
+
+t.test('a tool result with no text goes without content, never as an empty text block', async (t) => {
+  const call = { id: 'a', type: 'function' as const, function: { name: 'w', arguments: '{}' } };
+  const answered = (content: ChatRequest['messages'][number]['content']) =>
+    translate({ messages: [{ role: 'user', content: 'Go' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: 'a', content }] }).messages[2].content;
+  t.strictSame(answered([]), [{ type: 'tool_result', tool_use_id: 'a' }]);
+  t.strictSame(answered([{ type: 'text', text: '' }]), [{ type: 'tool_result', tool_use_id: 'a' }]);
+  t.strictSame(answered(''), [{ type: 'tool_result', tool_use_id: 'a' }]);
+  t.strictSame(answered('done'), [{ type: 'tool_result', tool_use_id: 'a', content: 'done' }]);
 });
 
 t.test('response_format: a JSON schema becomes output_config.format, JSON mode a system instruction', async (t) => {

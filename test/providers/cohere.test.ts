@@ -223,8 +223,8 @@ t.test('an error inside the stream throws a retryable UpstreamError from event()
 
 t.test('every error fixture maps through the common status policy', async (t) => {
   const cases: Array<[string, number, Record<string, string>, { status: number; retryable: boolean; retryAfterMs?: number; message: RegExp | string }]> = [
-    ['cohere/error-401.json', 401, {}, { status: 502, retryable: false, message: /rejected the gateway's credentials \(HTTP 401\); check COHERE_API_KEY/ }],
-    ['cohere/error-401.json', 498, {}, { status: 502, retryable: false, message: /credentials \(HTTP 498\)/ }],
+    ['cohere/error-401.json', 401, {}, { status: 502, retryable: false, message: "The cohere provider rejected the gateway's credentials (HTTP 401: invalid api token); check COHERE_API_KEY" }],
+    ['cohere/error-401.json', 498, {}, { status: 502, retryable: false, message: /credentials \(HTTP 498: invalid api token\)/ }],
     ['cohere/error-429.json', 429, { 'retry-after': '7' }, { status: 429, retryable: true, retryAfterMs: 7000, message: fixtureJson('cohere/error-429.json').message }],
     ['cohere/error-400.json', 400, {}, { status: 400, retryable: false, message: fixtureJson('cohere/error-400.json').message }],
   ];

@@ -59,13 +59,13 @@ t.test('the canonical request becomes request.json, sent to :generateContent wit
       user: 'user-123',
       parallel_tool_calls: false,
       presence_penalty: 0.4,
-      logprobs: true,
+      logprobs: false,
     },
     context(),
   );
   t.equal(upstream.url, 'https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:generateContent');
   t.same(upstream.headers, { 'content-type': 'application/json', accept: 'application/json', 'x-goog-api-key': 'gm-test-key' });
-  t.strictSame(JSON.parse(upstream.body!), fixtureJson('gemini/request.json'), 'user, parallel_tool_calls, penalties and logprobs are dropped');
+  t.strictSame(JSON.parse(upstream.body!), fixtureJson('gemini/request.json'), 'user, parallel_tool_calls, penalties and logprobs: false are dropped');
 });
 
 t.test('a tool round trip becomes request-tools.json, streamed from :streamGenerateContent?alt=sse', async (t) => {
@@ -347,7 +347,7 @@ t.test('a stream that ends without a finishReason has not finished', async (t) =
 
 t.test('every error fixture maps through the common status policy; a bad key is 502, RetryInfo sets the wait', async (t) => {
   const cases: Array<[string, number, Record<string, string>, Record<string, unknown>]> = [
-    ['error-400-invalid-api-key.json', 400, {}, { status: 502, retryable: false, code: 'provider_auth_error', message: /credentials \(400 INVALID_ARGUMENT API_KEY_INVALID/ }],
+    ['error-400-invalid-api-key.json', 400, {}, { status: 502, retryable: false, code: 'provider_auth_error', message: /credentials \(HTTP 400 INVALID_ARGUMENT API_KEY_INVALID: API key not valid/ }],
     ['error-404.json', 404, {}, { status: 404, retryable: false, code: 'NOT_FOUND', message: /^models\/gemini-does-not-exist is not found/ }],
     ['error-429.json', 429, {}, { status: 429, retryable: true, retryAfterMs: 34400, code: 'RESOURCE_EXHAUSTED', type: 'rate_limit_error' }],
     ['error-429.json', 429, { 'retry-after': '5' }, { status: 429, retryable: true, retryAfterMs: 5000 }],

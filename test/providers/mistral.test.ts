@@ -206,6 +206,18 @@ t.test('several tool calls in one stream get their own indexes, repeated ids kee
   );
 });
 
+t.test("calls that carry Mistral's own index as well as an id are counted without gaps", async (t) => {
+  const chunk = (calls: unknown[], finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'mistral-small-latest', choices: [{ index: 0, delta: { tool_calls: calls }, finish_reason: finish }] })}\n\n`;
+  const transcript =
+    chunk([
+      { id: 'aaaaaaaaa', index: 0, function: { name: 'weather', arguments: '{"location":"Paris"}' } },
+      { id: 'bbbbbbbbb', index: 1, function: { name: 'weather', arguments: '{"location":"Rome"}' } },
+    ], 'tool_calls') + 'data: [DONE]\n\n';
+  const calls = replay(provider.streamTranslator(context(true)), transcript).flatMap((c) => c.choices[0]?.delta.tool_calls ?? []);
+  t.strictSame(calls.map((call) => [call.index, call.id]), [[0, 'aaaaaaaaa'], [1, 'bbbbbbbbb']]);
+});
+
 t.test('a stream without [DONE] is finished only if the finish chunk came', async (t) => {
   const events = fixture('mistral/stream.sse').split('\n\n');
   const withoutDone = provider.streamTranslator(context(true));

@@ -9,6 +9,7 @@ import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.j
 import type { ChatChunk, ChatRequest } from '../../core/chat-types.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
+import { rejection } from '../helpers/rejection.js';
 
 const catalog = loadCatalog();
 const provider = openai.create({ OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'https://api.openai.com/v1', OPENAI_ORGANIZATION: 'org-1' });
@@ -75,13 +76,28 @@ t.test('stream transcripts translate chunk for chunk, usage and finish recorded'
   t.equal(args, '{"city":"Paris"}');
 });
 
+t.test("OpenAI's own answers and chunks pass through unchanged", async (t) => {
+  for (const name of ['stream.sse', 'stream-tool-calls.sse']) {
+    const transcript = fixture(`openai/${name}`);
+    const sent = transcript.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice('data: '.length)));
+    t.strictSame(streamOf(transcript).chunks, sent, name);
+  }
+  for (const name of ['chat.json', 'chat-tool-calls.json']) t.strictSame(provider.chatResponse(fixtureJson(`openai/${name}`), context()), fixtureJson(`openai/${name}`), name);
+});
+
 t.test('a stream that stops without finishing is not finished', async (t) => {
   const cut = fixture('openai/stream.sse').split('\n\n').slice(0, 3).join('\n\n') + '\n\n';
   t.equal(streamOf(cut).translator.finished, false);
 });
 
 t.test('an error event inside the stream throws', async (t) => {
-  t.throws(() => streamOf(fixture('openai/stream-error.sse')), { reason: 'stream_error', message: /server had an error/ });
+  t.throws(() => streamOf(fixture('openai/stream-error.sse')), {
+    reason: 'stream_error',
+    retryable: true,
+    message: 'The openai provider reported an error in the stream: The server had an error while processing your request. Sorry about that!',
+  });
+  const invalid = 'data: {"error":{"message":"bad schema","type":"invalid_request_error","param":null,"code":null}}\n\n';
+  t.match(rejection(() => streamOf(invalid)), { reason: 'stream_error', retryable: false }, 'a refusal of the request is not retried');
 });
 
 t.test('every error fixture maps to its status, retry decision and message', async (t) => {
@@ -101,7 +117,9 @@ t.test('every error fixture maps to its status, retry decision and message', asy
     t.match(error.message, message, `${file}: message`);
     t.equal(error.retryAfterMs, 7000, `${file}: Retry-After`);
   }
-  t.notMatch(provider.error(401, {}, fixture('openai/error-401.json')).message, /sk-/, "the provider key's hint never reaches the client");
+  const auth = provider.error(401, {}, fixture('openai/error-401.json'));
+  t.equal(auth.message, "The openai provider rejected the gateway's credentials (HTTP 401); check OPENAI_API_KEY");
+  t.notMatch(auth.message, /sk-/, "the provider key's hint never reaches the client");
 });
 
 t.test('the custom provider is OpenAI-compatible at its own base URL, key optional', async (t) => {
