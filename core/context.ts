@@ -76,6 +76,8 @@ export interface Outcome {
   interTokenMs?: number;
   /** ms spent waiting on upstreams, summed over attempts. */
   upstreamMs: number;
+  /** ms spent waiting between upstream calls on purpose (retry backoffs, MODELGATE_FAILOVER_DELAY): neither upstream time nor the gateway's own. */
+  waitedMs: number;
   /** The stream ended early: the client went away or the provider failed after the first byte. */
   interrupted?: 'client_abort' | 'upstream_error';
   cache?: 'HIT' | 'MISS' | 'BYPASS';
@@ -132,5 +134,5 @@ export interface RequestContext {
 }
 
 export function newOutcome(): Outcome {
-  return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0, failedAttempts: [] };
+  return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0, waitedMs: 0, failedAttempts: [] };
 }

@@ -48,10 +48,10 @@ export function createRedis(settings: RedisSettings, logger: Logger, purpose: st
 }
 
 /**
- * Resolves once the connection is ready, or false after `ms`. Without an offline queue, commands
- * sent before the first connection completes fail; plugins await this at boot so the first
- * requests are not answered by their fallbacks. A Redis that is down at boot does not stop the
- * gateway from starting.
+ * Resolves once the connection is ready: true; false when a connection attempt fails first, or
+ * after `ms`. Without an offline queue, commands sent before the first connection completes fail;
+ * plugins await this at boot so the first requests are not answered by their fallbacks. A Redis
+ * that is down at boot neither stops the gateway from starting nor holds its boot for `ms`.
  */
 export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
   if (redis.status === 'ready') return true;
@@ -59,10 +59,13 @@ export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean>
     const done = (ready: boolean) => {
       clearTimeout(timer);
       redis.off('ready', onReady);
+      redis.off('error', onError);
       resolve(ready);
     };
     const onReady = () => done(true);
+    const onError = () => done(false);
     const timer = setTimeout(() => done(false), ms);
     redis.on('ready', onReady);
+    redis.on('error', onError);
   });
 }

@@ -31,14 +31,28 @@ export interface KeyStore {
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
+/**
+ * Compares candidates with one fixed secret in constant time: both are hashed first, so neither
+ * the secret's length nor where a guess goes wrong shows in the timing.
+ */
+export function secretMatcher(secret: string): (candidate: string) => boolean {
+  const expected = sha256(secret);
+  return (candidate) => timingSafeEqual(sha256(candidate), expected);
+}
+
 /** Holds the bootstrap admin key, compared by hash in constant time. */
 export function bootstrapKeyStore(key: string): KeyStore {
-  const expected = sha256(key);
+  const matches = secretMatcher(key);
   const record: KeyRecord = { keyId: 'bootstrap', tenant: 'default', admin: true };
-  return { verify: (secret) => (timingSafeEqual(sha256(secret), expected) ? record : undefined) };
+  return { verify: (secret) => (matches(secret) ? record : undefined) };
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
+
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive); undefined otherwise. */
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' ? BEARER.exec(header)?.[1] : undefined;
+}
 
 function refuse(kind: 'invalid_api_key' | 'api_key_expired'): GatewayError {
   const error = kind === 'invalid_api_key' ? 'invalid_token' : 'invalid_token", error_description="expired';
@@ -56,12 +70,11 @@ export const auth: PluginModule<typeof settings> = {
       step: {
         name: 'auth',
         async handle(ctx, next) {
-          const header = ctx.headers.authorization;
-          const match = typeof header === 'string' ? BEARER.exec(header) : null;
-          if (!match) throw refuse('invalid_api_key');
+          const token = bearerToken(ctx.headers.authorization);
+          if (token === undefined) throw refuse('invalid_api_key');
           let record: KeyRecord | undefined;
           for (const store of stores) {
-            record = await store.verify(match[1]!);
+            record = await store.verify(token);
             if (record) break;
           }
           if (!record) throw refuse('invalid_api_key');

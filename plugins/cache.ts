@@ -4,6 +4,7 @@
 // the body's `modelgate.cache` object against the override shape below).
 // Reads the MODELGATE_CACHE_* settings (and the REDIS_* ones through the shared connection).
 import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { waitUntilReady } from '../core/redis.js';
 import { GatewayError } from '../core/errors.js';
 import { bareModel } from '../core/catalog.js';
 import { SseWriter } from '../core/sse.js';
@@ -13,7 +14,7 @@ import type { PluginDeps, PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
 import type { CacheBackend } from './cache/backend.js';
 import { memoryBackend } from './cache/memory.js';
-import { firstConnection, redisBackend } from './cache/redis.js';
+import { redisBackend } from './cache/redis.js';
 import { cacheKey } from './cache/key.js';
 import { decode, encode, type CachedAnswer } from './cache/entry.js';
 import { asChunks, asCompletion, streamFinished } from './cache/replay.js';
@@ -95,7 +96,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
     if (s.MODELGATE_CACHE_TYPE === 'redis') {
       const redis = deps.redis('cache');
       // Boot waits (boundedly) for the connection, or the first requests would all be misses.
-      await firstConnection(redis, CONNECT_WAIT_MS);
+      await waitUntilReady(redis, CONNECT_WAIT_MS);
       backend = redisBackend(redis, s.MODELGATE_CACHE_TTL);
     } else {
       backend = memoryBackend({ maxBytes: s.MODELGATE_CACHE_MAX_SIZE * 1024 * 1024, ttlMs: s.MODELGATE_CACHE_TTL * 1000 });

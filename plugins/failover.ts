@@ -1,8 +1,10 @@
 // Failover: sends the request down the router's chain and answers the client. Each target gets
 // cockatiel's retry → circuit breaker → timeout (plugins/failover/policies.ts); a failing target
-// hands over to the next, up to MODELGATE_FAILOVER_RETRIES more; a 4xx caused by the request stops
-// everything, and so does a beforeAttempt refusal (cost guard) of the first candidate — of a later
-// one, it only skips that candidate. Streams commit on their first content, so only failures before it can fail over.
+// hands over to the next, up to MODELGATE_FAILOVER_RETRIES more, the client's named fallbacks
+// among them (plugins/router/chain.ts); a client may lower the retry counts, never raise them. A
+// 4xx caused by the request stops everything, and so does a beforeAttempt refusal (cost guard) of
+// the first candidate — of a later one, it only skips that candidate. Streams commit on their
+// first content, so only failures before it can fail over.
 // Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
 // EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_*, MODELGATE_CIRCUIT_BREAKER_* and MODELGATE_MAX_RETRY_AFTER.
 import { isBrokenCircuitError } from 'cockatiel';
@@ -17,6 +19,7 @@ import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
 import { AttemptTimeout, Breakers, RetryPolicies, type RetryConfig } from './failover/policies.js';
+import { failoverChain } from './router/chain.js';
 
 const settings = defineSettings({
   MODELGATE_TIMEOUT: {
@@ -48,9 +51,9 @@ const overrides: OverrideSpec[] = [
     name: 'failover',
     fields: {
       enabled: { type: 'boolean', description: 'Fail over to other candidates.' },
-      fallback_providers: { type: 'array', items: { type: 'string' }, description: 'Providers to try after the chain.' },
-      fallback_models: { type: 'array', items: { type: 'string' }, description: 'Models to try after the chain.' },
-      retry_attempts: { type: 'integer', minimum: 0, description: 'Other candidates tried after the first fails.' },
+      fallback_providers: { type: 'array', items: { type: 'string' }, description: 'Providers to fall back to, within the failover limit, ahead of the rest of the ranking.' },
+      fallback_models: { type: 'array', items: { type: 'string' }, description: 'Models to fall back to, within the failover limit, ahead of the rest of the ranking.' },
+      retry_attempts: { type: 'integer', minimum: 0, description: 'Other candidates tried after the first fails; at most MODELGATE_FAILOVER_RETRIES.' },
     },
     headers: {
       'x-modelgate-failover': 'enabled',
@@ -62,7 +65,7 @@ const overrides: OverrideSpec[] = [
   {
     name: 'retry',
     fields: {
-      retry_attempts: { type: 'integer', minimum: 0, description: 'Retries on the same target.' },
+      retry_attempts: { type: 'integer', minimum: 0, description: 'Retries on the same target; at most MODELGATE_RETRIES.' },
       retry_delay: { type: 'integer', minimum: 0, description: 'ms before the first retry.' },
       retry_delay_multiplier: { type: 'number', minimum: 1, description: 'Growth of the delay.' },
       exponential_backoff: { type: 'boolean', description: 'Grow the delay or keep it constant.' },
@@ -93,25 +96,35 @@ export const failover: PluginModule<typeof settings> = {
   name: 'failover',
   settings,
   overrides,
-  create(values, { forwarder, health, logger }) {
+  create(values, { forwarder, health, logger, providers }) {
     const s = values as SettingsOf<typeof settings>;
+    const configured = [...providers.values()].filter((provider) => provider.configured).map((provider) => provider.name);
     const breakers = new Breakers(
       { enabled: s.MODELGATE_CIRCUIT_BREAKER_ENABLED, threshold: s.MODELGATE_CIRCUIT_BREAKER_THRESHOLD, recoveryMs: s.MODELGATE_CIRCUIT_BREAKER_TIMEOUT },
       health,
+      configured,
     );
-    const retries = new RetryPolicies();
+    const retries = new RetryPolicies(health);
     const timeouts = new AttemptTimeout(s.MODELGATE_TIMEOUT);
 
     /** Retries, breaker and timeout around the calls to one target; resolves with a usable answer. */
     function tryTarget(ctx: RequestContext, target: Target, config: RetryConfig, last: boolean): Promise<Opened> {
       const provider = target.provider.name;
-      return retries.get(config, last).execute(async ({ attempt, signal }) => {
+      let calling = false;
+      let endedAt = 0;
+      const attemptOnce = async ({ attempt, signal }: { attempt: number; signal: AbortSignal }) => {
         // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
         if (signal.aborted) throw new AbortedError('client disconnected');
-        ctx.outcome.attempts++;
-        if (attempt > 0) ctx.outcome.retries++;
-        const started = performance.now();
-        const call = (outer: AbortSignal) => timeouts.run(provider, (inner) => openAttempt(ctx, target, forwarder, inner), outer);
+        if (attempt > 0) ctx.outcome.waitedMs += performance.now() - endedAt;
+        let started = 0;
+        // Counted here, where the breaker has admitted the call: a call it refuses was never made.
+        const call = (outer: AbortSignal) => {
+          ctx.outcome.attempts++;
+          if (attempt > 0) ctx.outcome.retries++;
+          calling = true;
+          started = performance.now();
+          return timeouts.run(provider, (inner) => openAttempt(ctx, target, forwarder, inner), outer);
+        };
         try {
           const opened = await breakers.execute(provider, call, signal, discardOpened);
           observe(health, ctx, target, performance.now() - started);
@@ -120,13 +133,17 @@ export const failover: PluginModule<typeof settings> = {
           if (isUpstreamError(error)) {
             observe(health, ctx, target, performance.now() - started, error);
             ctx.outcome.failedAttempts.push({ target, reason: error.reason, upstreamStatus: error.upstreamStatus });
-          } else if (error instanceof AbortedError && ctx.signal.aborted) {
+          } else if (error instanceof AbortedError && ctx.signal.aborted && calling) {
             // The client left while this call was in flight: the provider may still bill it.
             ctx.outcome.failedAttempts.push({ target, reason: 'client_abort', upstreamStatus: 0 });
           }
           throw error;
+        } finally {
+          calling = false;
+          endedAt = performance.now();
         }
-      }, ctx.signal);
+      };
+      return retries.execute(config, last, attemptOnce, ctx.signal, () => calling, discardOpened);
     }
 
     async function deliver(ctx: RequestContext, target: Target, opened: Opened): Promise<void> {
@@ -149,14 +166,16 @@ export const failover: PluginModule<typeof settings> = {
           const chat = ctx.chat!;
           const wanted = (chat.overrides.failover ?? {}) as FailoverOverride;
           const retry = (chat.overrides.retry ?? {}) as RetryOverride;
+          // A client may ask for fewer retries than the operator allows, never more.
           const config: RetryConfig = {
-            attempts: retry.retry_attempts ?? s.MODELGATE_RETRIES,
+            attempts: Math.min(retry.retry_attempts ?? s.MODELGATE_RETRIES, s.MODELGATE_RETRIES),
             delayMs: retry.retry_delay ?? s.MODELGATE_RETRY_DELAY,
             multiplier: retry.retry_delay_multiplier ?? s.MODELGATE_RETRY_DELAY_MULTIPLIER,
             exponential: retry.exponential_backoff ?? s.MODELGATE_EXPONENTIAL_BACKOFF,
           };
           const enabled = wanted.enabled ?? s.MODELGATE_FAILOVER_ENABLED;
-          const chain = ctx.candidates!.slice(0, enabled ? 1 + (wanted.retry_attempts ?? s.MODELGATE_FAILOVER_RETRIES) : 1);
+          const others = Math.min(wanted.retry_attempts ?? s.MODELGATE_FAILOVER_RETRIES, s.MODELGATE_FAILOVER_RETRIES);
+          const chain = failoverChain(ctx.candidates!, enabled ? 1 + others : 1);
           const failures: Failure[] = [];
 
           for (let i = 0; i < chain.length; i++) {
@@ -167,7 +186,11 @@ export const failover: PluginModule<typeof settings> = {
             if (health.cooldownRemaining(provider, target.model.id) > 0 || health.circuitOpen(provider) || (!last && breakers.probing(provider))) continue;
             if (failures.length > 0) {
               ctx.outcome.fallbacks++;
-              if (s.MODELGATE_FAILOVER_DELAY > 0) await sleep(s.MODELGATE_FAILOVER_DELAY, ctx.signal);
+              if (s.MODELGATE_FAILOVER_DELAY > 0) {
+                const waiting = performance.now();
+                await sleep(s.MODELGATE_FAILOVER_DELAY, ctx.signal);
+                ctx.outcome.waitedMs += performance.now() - waiting;
+              }
             }
             if (ctx.signal.aborted) return;
             const previous = ctx.outcome.target;
@@ -212,7 +235,13 @@ function discardOpened(opened: Opened): void {
   if (opened.kind === 'stream') opened.stream.cancel();
 }
 
+/**
+ * Tells the health registry how the provider did. An error the request caused (a 4xx every
+ * provider would give) says nothing about the provider: it is not recorded, so it neither lowers
+ * the success rate nor shows one tenant's error text in /v1/providers/status.
+ */
 function observe(health: HealthRegistry, ctx: RequestContext, target: Target, latencyMs: number, error?: UpstreamError): void {
+  if (error?.causedByRequest) return;
   health.record({
     provider: target.provider.name,
     model: target.model.id,

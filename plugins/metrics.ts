@@ -1,13 +1,13 @@
 // Metrics: Prometheus text at GET /metrics (outside /v1, no API key; a bearer token when
 // MODELGATE_METRICS_TOKEN is set, else 401). Observes every finished request, refused ones included,
 // and changes nothing on the request path. Reads MODELGATE_METRICS_ENABLED, _INTERVAL and _TOKEN.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { baseHeaders } from '../core/respond.js';
 import type { RequestContext } from '../core/context.js';
 import type { BudgetEvent, AlertEvent, FallbackEvent } from '../core/events.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
+import { bearerToken, secretMatcher } from './auth.js';
 import { createFamilies } from './metrics/families.js';
 import { ALERT_ACTIONS, STORE_COMPONENTS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
 
@@ -31,9 +31,6 @@ const settings = defineSettings({
     description: 'When set, GET /metrics requires `Authorization: Bearer <token>` (Prometheus: `authorization: {credentials: ...}` in the scrape config).',
   },
 });
-
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
-const BEARER = /^Bearer +(\S+) *$/i;
 
 export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'health' | 'events' | 'cacheStats' | 'inflight'>> = {
   name: 'metrics',
@@ -105,11 +102,11 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       completion: f.tokens.labels(provider!, model!, 'completion', cache!),
     }));
 
-    const token = s.MODELGATE_METRICS_TOKEN === undefined ? undefined : sha256(s.MODELGATE_METRICS_TOKEN);
+    const matchesToken = s.MODELGATE_METRICS_TOKEN === undefined ? undefined : secretMatcher(s.MODELGATE_METRICS_TOKEN);
     const authorized = (ctx: RequestContext) => {
-      if (!token) return true;
-      const match = BEARER.exec(ctx.headers.authorization ?? '');
-      return match !== null && timingSafeEqual(sha256(match[1]!), token);
+      if (!matchesToken) return true;
+      const token = bearerToken(ctx.headers.authorization);
+      return token !== undefined && matchesToken(token);
     };
 
     return {
@@ -157,7 +154,8 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         if (outcome.savedUsd) series.saved.inc(outcome.savedUsd);
         if (outcome.attempts === 0) return; // a cache hit: no provider time to report
         series.upstream.observe(outcome.upstreamMs / 1000);
-        series.overhead.observe(Math.max(0, seconds - outcome.upstreamMs / 1000));
+        // Backoffs and failover delays are waits the operator configured, not the gateway's own time.
+        series.overhead.observe(Math.max(0, seconds - (outcome.upstreamMs + outcome.waitedMs) / 1000));
         if (outcome.ttftMs !== undefined) series.ttft.observe(outcome.ttftMs / 1000);
         if (outcome.interTokenMs !== undefined) series.interToken.observe(outcome.interTokenMs / 1000);
         if (outcome.retries) series.retries.inc(outcome.retries);

@@ -2,7 +2,7 @@
 // chain). Refuses unknown models (404 Model not found), models no configured provider serves (404
 // Model unavailable), and requests nothing fits (see router/no-fit.ts). `auto` ranks the catalog,
 // a named model the providers serving it, `provider/model` pins; the client's fallback_models and
-// fallback_providers extend the chain. Reads the MODELGATE_ROUTING_* settings, MAX_COST_PER_REQUEST,
+// fallback_providers extend the chain, marked as the client's (router/chain.ts). Reads the MODELGATE_ROUTING_* settings, MAX_COST_PER_REQUEST,
 // QUALITY_THRESHOLD, RESPONSE_TIME_LIMIT, COST_OPTIMIZATION and PROVIDER_WEIGHTS.
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { ConfigError } from '../core/config.js';
@@ -16,6 +16,7 @@ import type { Provider } from '../providers/types.js';
 import { CandidateFilter, type Candidate, type Rules } from './router/candidates.js';
 import { rank, type Strategy } from './router/rank.js';
 import { noCandidate } from './router/no-fit.js';
+import { candidateChain } from './router/chain.js';
 
 const STRATEGIES = ['cost_optimized', 'quality_optimized', 'performance_optimized'] as const;
 
@@ -136,24 +137,20 @@ export const router: PluginModule<typeof settings> = {
       const requested = chat.body.model;
       const auto = requested === 'auto';
       const primary = auto ? keep(catalog.models, AUTO) : keep(resolve(requested, 'model'), NAMED);
-      const chain = order(primary);
-      if (chain.length === 0) throw noCandidate(filter.exclusions, health);
+      const ranked = order(primary);
+      if (ranked.length === 0) throw noCandidate(filter.exclusions, health);
 
-      fallback.fallback_models?.forEach((name, i) => chain.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), FALLBACK))));
+      const named: Candidate[] = [];
+      fallback.fallback_models?.forEach((name, i) => named.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), FALLBACK))));
       fallback.fallback_providers?.forEach((name, i) => {
         if (!providers.has(name)) throw new GatewayError('bad_request', { param: `modelgate.failover.fallback_providers[${i}]`, message: `Unknown provider '${name}'.` });
         const same = auto ? [] : keep(resolve(requested, 'model').filter((m) => m.provider === name), FALLBACK);
         // The requested model if this provider serves it, else this provider's best fit.
-        chain.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), AUTO)).slice(0, 1)));
+        named.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), AUTO)).slice(0, 1)));
       });
 
-      const seen = new Set<string>();
-      ctx.candidates = chain
-        .filter(({ target }) => {
-          const key = `${target.provider.name}/${target.model.id}`;
-          return !seen.has(key) && seen.add(key);
-        })
-        .map((candidate) => candidate.target);
+      const targets = (candidates: Candidate[]) => candidates.map((candidate) => candidate.target);
+      ctx.candidates = candidateChain(targets(ranked), targets(named));
       ctx.strategy = strategy;
     }
 

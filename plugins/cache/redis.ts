@@ -6,22 +6,6 @@ import type { Redis } from 'ioredis';
 import type { CacheBackend } from './backend.js';
 import { KEY_SPACE } from './key.js';
 
-/** Settles when the connection's first attempt does (ready or failed), so a healthy Redis serves the first request. */
-export function firstConnection(redis: Redis, boundMs: number): Promise<void> {
-  if (redis.status === 'ready') return Promise.resolve();
-  return new Promise((resolve) => {
-    const settle = () => {
-      clearTimeout(timer);
-      redis.off('ready', settle);
-      redis.off('error', settle);
-      resolve();
-    };
-    const timer = setTimeout(settle, boundMs);
-    redis.once('ready', settle);
-    redis.once('error', settle);
-  });
-}
-
 export function redisBackend(redis: Redis, ttlSeconds: number): CacheBackend {
   let errors = 0;
   let entries = 0;

@@ -3,7 +3,8 @@
 // - retry: 5xx, 529, 429 without Retry-After, connection errors, garbage bodies, streams cut
 //   before their first content. Never an error with Retry-After (the provider asked us to wait),
 //   a timeout only on the last candidate (else it is better spent on another), never a 4xx
-//   caused by the request.
+//   caused by the request, never once the provider's circuit is open (the retry would wait out
+//   its backoff only to be refused by the breaker).
 // - breaker: every provider-side failure except 429 (rate limits are handled by Retry-After).
 //   Only a success closes an open circuit: a probe that ends without a verdict leaves it open
 //   (see Breakers.execute).
@@ -66,16 +67,17 @@ const inconclusive = (reason: FailureReason<unknown> | undefined) => reason !== 
 export class Breakers {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
 
+  /** `providers`: the configured ones, shown as `disabled` from the start when breakers are off. */
   constructor(
     private readonly config: BreakerConfig,
     private readonly health: HealthRegistry,
-  ) {}
+    providers: Iterable<string>,
+  ) {
+    if (!config.enabled) for (const provider of providers) health.setCircuit(provider, 'disabled');
+  }
 
   for(provider: string): CircuitBreakerPolicy | undefined {
-    if (!this.config.enabled) {
-      this.health.setCircuit(provider, 'disabled');
-      return undefined;
-    }
+    if (!this.config.enabled) return undefined;
     let breaker = this.breakers.get(provider);
     if (!breaker) {
       const { recoveryMs } = this.config;
@@ -134,11 +136,16 @@ export class Breakers {
   }
 }
 
-/** `promise`, or AbortedError as soon as `signal` aborts (a late value is handed to `discard`). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard?: (value: T) => void): Promise<T> {
+/**
+ * `promise`, or AbortedError as soon as `signal` aborts (a late value is handed to `discard`).
+ * When `settlesItself` says so at the abort, `promise` is left to settle on its own instead (see
+ * RetryPolicies.execute).
+ */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard?: (value: T) => void, settlesItself?: () => boolean): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let gone = false;
     const onAbort = () => {
+      if (settlesItself?.()) return;
       gone = true;
       reject(new AbortedError('client disconnected'));
     };
@@ -173,6 +180,27 @@ function mirror(state: CircuitState): HealthCircuit {
 export class RetryPolicies {
   private readonly cache = new Map<string, RetryPolicy>();
 
+  constructor(private readonly health: HealthRegistry) {}
+
+  /**
+   * Runs `fn` under the policy for `config`. cockatiel 3.2.1's delay between attempts cannot be
+   * aborted, so a client that leaves during a backoff settles the run at once (AbortedError); the
+   * policy then stops at fn's own signal check, without another call. A client that leaves while
+   * a call is in flight (`calling()`) is left to that call: the same signal aborts it and cockatiel
+   * does not retry after an abort, so the run settles at once anyway — after the call's failure
+   * was reported on the outcome, which the cost guard bills.
+   */
+  execute<T>(
+    config: RetryConfig,
+    lastCandidate: boolean,
+    fn: (context: { attempt: number; signal: AbortSignal }) => Promise<T>,
+    signal: AbortSignal,
+    calling: () => boolean,
+    discard?: (value: T) => void,
+  ): Promise<T> {
+    return untilAborted(this.get(config, lastCandidate).execute(fn, signal), signal, discard, calling);
+  }
+
   get(config: RetryConfig, lastCandidate: boolean): RetryPolicy {
     const key = `${config.attempts}/${config.delayMs}/${config.multiplier}/${config.exponential}/${lastCandidate}`;
     let policy = this.cache.get(key);
@@ -181,9 +209,13 @@ export class RetryPolicies {
         ? new ExponentialBackoff({ initialDelay: config.delayMs, exponent: config.multiplier, maxDelay: 30_000, generator: noJitterGenerator })
         : new ConstantBackoff(config.delayMs);
       // A Retry-After is never retried on the same provider (it asked us to wait); a timeout only
-      // when no other candidate is left.
+      // when no other candidate is left; nothing once the provider's circuit is open.
       const worthRetrying = (error: Error) =>
-        isUpstreamError(error) && error.retryable && error.retryAfterMs === undefined && (lastCandidate || error.reason !== 'timeout');
+        isUpstreamError(error) &&
+        error.retryable &&
+        error.retryAfterMs === undefined &&
+        (lastCandidate || error.reason !== 'timeout') &&
+        !this.health.circuitOpen(error.provider);
       policy = retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
       if (this.cache.size > 100) this.cache.clear();
       this.cache.set(key, policy);
@@ -192,7 +224,10 @@ export class RetryPolicies {
   }
 }
 
-/** The per-attempt timeout; a timeout becomes a retryable UpstreamError (so breakers count it). */
+/**
+ * The per-attempt timeout; a timeout becomes a retryable UpstreamError (so breakers count it), a
+ * client that left an AbortedError.
+ */
 export class AttemptTimeout {
   private readonly policy;
 
@@ -206,9 +241,9 @@ export class AttemptTimeout {
     try {
       return await this.policy.execute(({ signal: inner }) => fn(inner), signal);
     } catch (error) {
-      if (error instanceof TaskCancelledError && !signal.aborted) {
-        throw timedOut(provider, this.ms);
-      }
+      // cockatiel also cancels with TaskCancelledError when `signal` aborts (the client left): that
+      // is an AbortedError to the failover step, which bills a call cut off in flight.
+      if (error instanceof TaskCancelledError) throw signal.aborted ? new AbortedError('client disconnected') : timedOut(provider, this.ms);
       throw error;
     }
   }

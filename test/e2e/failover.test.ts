@@ -1,70 +1,15 @@
 // Failover end to end: one model served by two fake providers (openai first, being cheaper; custom
 // second), the real gateway, the real SDK. Each case scripts how the first provider fails and checks
-// the attempts, which fake was called, and the final answer.
+// the attempts, which fake was called, and the final answer. The circuit breaker has its own file
+// (failover-breaker.test.ts), and so do the limits a client cannot lift (failover-limits.test.ts).
 import t from 'tap';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startGateway, call, type TestGateway } from '../helpers/gateway.js';
+import { call } from '../helpers/gateway.js';
 import { estimatePromptTokens } from '../../core/tokens.js';
 import { openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { FakeProvider, drop, fixture, fixtureJson, hang, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
+import { FakeProvider, drop, fixture, hang, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
+import { ask, body, failing, startDuo } from '../helpers/failover.js';
 
-let primary: FakeProvider;
-let secondary: FakeProvider;
-const dir = mkdtempSync(join(tmpdir(), 'modelgate-failover-'));
-
-function catalogFile(name: string, customPrice: number): string {
-  const file = join(dir, name);
-  const entry = (provider: string, native: string, price: number) => ({ provider, id: 'duo', native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
-  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'gpt-4o-mini', 1e-7), entry('custom', 'llama', customPrice)] }));
-  return file;
-}
-const ordered = catalogFile('ordered.json', 2e-7);
-
-t.before(async () => {
-  primary = await FakeProvider.start(openAIResponder(PROVIDER_KEYS.openai));
-  secondary = await FakeProvider.start(openAIResponder(PROVIDER_KEYS.custom));
-});
-t.after(async () => {
-  await primary.close();
-  await secondary.close();
-});
-t.beforeEach(() => {
-  primary.reset();
-  secondary.reset();
-});
-
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    OPENAI_API_KEY: PROVIDER_KEYS.openai,
-    OPENAI_BASE_URL: `${primary.url}/v1`,
-    CUSTOM_API_KEY: PROVIDER_KEYS.custom,
-    CUSTOM_BASE_URL: `${secondary.url}/v1`,
-    MODELGATE_MODEL_CATALOG: ordered,
-    MODELGATE_CACHE_ENABLED: 'false',
-    MODELGATE_RETRIES: '1',
-    MODELGATE_RETRY_DELAY: '10',
-    MODELGATE_FAILOVER_DELAY: '0',
-    MODELGATE_TIMEOUT: '500',
-    MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '100',
-    ...extra,
-  };
-}
-
-async function withGateway(extra: Record<string, string>, fn: (gateway: TestGateway) => Promise<void>): Promise<void> {
-  const gateway = await startGateway(env(extra));
-  try {
-    await fn(gateway);
-  } finally {
-    await gateway.close();
-  }
-}
-
-const ask = { model: 'duo', messages: [{ role: 'user' as const, content: 'What is the capital of France?' }] };
-const body = JSON.stringify(ask);
-
-const failing = (status: number, file: string, headers: Record<string, string> = {}): Responder => json(status, fixtureJson(file), headers);
+const { primary, secondary, catalog, withGateway } = await startDuo(t);
 
 t.test('the failover matrix: how the first provider fails decides retries, and the second answers', async (t) => {
   const cases: Array<{ name: string; script: Responder[]; primaryCalls: number; attempts: number; extra?: Record<string, string> }> = [
@@ -140,9 +85,11 @@ t.test('connection refused: the next provider answers', async (t) => {
 
 t.test("a provider's Retry-After keeps that provider+model out of later requests until then; its other models still route", async (t) => {
   // `duo` on both providers, and `solo` on openai only.
-  const file = join(dir, 'with-solo.json');
-  const entry = (provider: string, id: string, native: string, price: number) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
-  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', 2e-7), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
+  const file = catalog('with-solo.json', [
+    { provider: 'openai', id: 'duo', native: 'gpt-4o-mini', price: 1e-7 },
+    { provider: 'custom', id: 'duo', native: 'llama', price: 2e-7 },
+    { provider: 'openai', id: 'solo', native: 'gpt-4o', price: 1e-7 },
+  ]);
   primary.next(failing(429, 'openai/error-429-rate-limit.json', { 'retry-after': '30' }));
   await withGateway({ MODELGATE_MODEL_CATALOG: file }, async (gateway) => {
     await gateway.client().chat.completions.create(ask);
@@ -191,9 +138,11 @@ t.test('a Retry-After longer than MODELGATE_MAX_RETRY_AFTER is cut to it', async
 
 t.test("the cost guard refusing a fallback skips that candidate; refusing the client's first choice ends the request", async (t) => {
   // duo: openai priced, custom unpriced; solo: openai only, priced.
-  const file = join(dir, 'unpriced-second.json');
-  const entry = (provider: string, id: string, native: string, price: number | null) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
-  writeFileSync(file, JSON.stringify({ models: [entry('openai', 'duo', 'gpt-4o-mini', 1e-7), entry('custom', 'duo', 'llama', null), entry('openai', 'solo', 'gpt-4o', 1e-7)] }));
+  const file = catalog('unpriced-second.json', [
+    { provider: 'openai', id: 'duo', native: 'gpt-4o-mini', price: 1e-7 },
+    { provider: 'custom', id: 'duo', native: 'llama', price: null },
+    { provider: 'openai', id: 'solo', native: 'gpt-4o', price: 1e-7 },
+  ]);
   const fallBack = { ...ask, modelgate: { failover: { fallback_models: ['solo'] } } };
   const cases: Array<{ name: string; extra: Record<string, string>; headers?: Record<string, string> }> = [
     { name: 'an unpriced fallback', extra: {} },
@@ -248,7 +197,7 @@ t.test('with failover disabled, only retries on the chosen target', async (t) =>
   });
   primary.reset();
   primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
-  await withGateway({ MODELGATE_FAILOVER_ENABLED: 'false' }, async (gateway) => {
+  await withGateway({ MODELGATE_FAILOVER_ENABLED: 'false', MODELGATE_RETRIES: '3' }, async (gateway) => {
     await t.rejects(gateway.client().chat.completions.create({ ...ask, modelgate: { retry: { retry_attempts: 2, retry_delay: 5 } } } as never), { status: 503, message: 'Provider unavailable' });
     t.equal(primary.requests.length, 3, 'the per-request retry config was used');
     t.equal(secondary.requests.length, 0);
@@ -345,120 +294,11 @@ t.test('a client that disconnects cancels the attempt and every pending retry or
   });
 });
 
-t.test('the breaker: opens after the threshold, keeps the provider out, lets one probe through after the recovery timeout, closes', async (t) => {
-  await withGateway({ MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '2', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '400', MODELGATE_RETRIES: '0' }, async (gateway) => {
-    const circuit = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
-    primary.next(failing(500, 'openai/error-500.json'), failing(500, 'openai/error-500.json'));
-    await gateway.client().chat.completions.create(ask);
-    t.equal((await circuit()).circuit, 'closed', 'one failure is below the threshold');
-    await gateway.client().chat.completions.create(ask);
-    t.match(await circuit(), { circuit: 'open', state: 'down' }, 'two consecutive failures open it');
-
-    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
-    t.equal(response.headers.get('x-modelgate-provider'), 'custom');
-    t.equal(primary.requests.length, 2, 'an open circuit keeps the provider out');
-
-    await sleep(450);
-    const probe = await gateway.client().chat.completions.create(ask).withResponse();
-    t.equal(probe.response.headers.get('x-modelgate-provider'), 'openai', 'after the recovery timeout one probe goes through');
-    t.equal((await circuit()).circuit, 'closed', 'and its success closes the circuit');
-  });
-});
-
-t.test('a half-open probe whose client leaves keeps the circuit open; a request waiting on the probe is cancelled by its client too', async (t) => {
-  // One provider: the request behind a probe is on its last candidate, so it waits for the probe.
-  const polling = { MODELGATE_RATE_LIMITING_ENABLED: 'false' }; // the test polls the gateway's own endpoints
-  await withGateway({ ...polling, CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
-    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
-    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
-    const poll = async (what: () => Promise<boolean>) => {
-      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
-      return false;
-    };
-    primary.next(failing(500, 'openai/error-500.json'), hang());
-    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
-    t.equal((await openai()).circuit, 'open');
-    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
-
-    // The probe: the provider is still dead (hangs), and the probe's client leaves.
-    const probeClient = new AbortController();
-    const probe = gateway.client().chat.completions.create(ask, { signal: probeClient.signal }).catch((e: Error) => e);
-    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
-    t.equal((await openai()).circuit, 'half_open');
-    const one = await reserved();
-
-    // A request behind it waits for the probe; its client leaves too.
-    const waiterClient = new AbortController();
-    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
-    t.ok(await poll(async () => (await reserved()) > one), 'the second request is waiting (its estimate is reserved)');
-    waiterClient.abort();
-    await waiter;
-    t.ok(await poll(async () => (await reserved()) <= one), 'the waiting request ended when its client left, while the probe still runs');
-
-    probeClient.abort();
-    await probe;
-    t.ok(await poll(async () => primary.aborted === 1), 'the probe was closed upstream');
-    t.ok(await poll(async () => (await reserved()) === 0), 'both requests finished');
-    await sleep(200);
-    t.equal(primary.requests.length, 2, 'the request that waited on the probe never called the provider');
-    t.equal((await openai()).circuit, 'open', 'a probe without a verdict leaves the circuit open');
-
-    // The provider is back: the next request probes and its success closes the circuit.
-    const { response } = await gateway.client().chat.completions.create(ask).withResponse();
-    t.equal(response.headers.get('x-modelgate-provider'), 'openai');
-    t.equal((await openai()).circuit, 'closed');
-  });
-});
-
-t.test('a request that waited on a successful probe, then called the provider, is still cancelled by its client', async (t) => {
-  await withGateway({ MODELGATE_RATE_LIMITING_ENABLED: 'false', CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_CIRCUIT_BREAKER_TIMEOUT: '300', MODELGATE_RETRIES: '0', MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
-    const openai = async () => (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
-    const reserved = async (): Promise<number> => (await call(gateway.url, '/usage')).json.budgets.day.reserved_usd;
-    const poll = async (what: () => Promise<boolean>) => {
-      for (let i = 0; i < 250; i++) if (await what().catch(() => false)) return true; else await sleep(20);
-      return false;
-    };
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const answer = openAIResponder(PROVIDER_KEYS.openai);
-    primary.next(failing(500, 'openai/error-500.json'), async (request, res) => {
-      await gate;
-      return answer(request, res);
-    }, hang());
-    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
-    t.ok(await poll(async () => (await openai()).state !== 'down'), 'the recovery timeout passed');
-
-    const probe = gateway.client().chat.completions.create(ask);
-    t.ok(await poll(async () => primary.requests.length === 2), 'the probe reached the provider');
-    const one = await reserved();
-    const waiterClient = new AbortController();
-    const waiter = gateway.client().chat.completions.create(ask, { signal: waiterClient.signal }).catch((e: Error) => e);
-    t.ok(await poll(async () => (await reserved()) > one), 'a second request waits on the probe');
-    release();
-    t.equal((await probe).choices[0]!.message.content, 'The capital of France is Paris.', 'the probe succeeded');
-    t.ok(await poll(async () => primary.requests.length === 3), 'then the waiting request called the provider (it hangs)');
-    waiterClient.abort();
-    await waiter;
-    t.ok(await poll(async () => primary.aborted === 1), 'its client left: the upstream call was closed');
-    t.ok(await poll(async () => (await reserved()) === 0), 'and the request finished');
-    t.match(await openai(), { circuit: 'closed', last_error: { status: 500 } }, 'a client that left is not a provider failure');
-  });
-});
-
-t.test('every circuit open: 503 at once, without calling anyone', async (t) => {
-  await withGateway({ CUSTOM_BASE_URL: '', MODELGATE_CIRCUIT_BREAKER_THRESHOLD: '1', MODELGATE_RETRIES: '0' }, async (gateway) => {
-    primary.next(failing(500, 'openai/error-500.json'));
-    await t.rejects(gateway.client().chat.completions.create(ask), { status: 503, message: 'Provider unavailable' });
-    const refused = await call(gateway.url, '/chat/completions', { body });
-    t.equal(refused.status, 503);
-    t.equal(refused.json.error.code, 'circuit_open');
-    t.match(refused.headers.get('retry-after'), /^\d+$/);
-    t.equal(primary.requests.length, 1, 'the second request reached no provider');
-  });
-});
-
 t.test('performance_optimized follows the provider that is really fastest, and follows change', async (t) => {
-  const equal = catalogFile('equal.json', 1e-7);
+  const equal = catalog('equal.json', [
+    { provider: 'openai', id: 'duo', native: 'gpt-4o-mini', price: 1e-7 },
+    { provider: 'custom', id: 'duo', native: 'llama', price: 1e-7 },
+  ]);
   let slow: 'primary' | 'secondary' = 'primary';
   const paced = (side: 'primary' | 'secondary', key: string): Responder => {
     const base = openAIResponder(key);

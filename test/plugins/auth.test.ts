@@ -1,5 +1,5 @@
 import t from 'tap';
-import { auth, bootstrapKeyStore, type KeyStore } from '../../plugins/auth.js';
+import { auth, bearerToken, bootstrapKeyStore, secretMatcher, type KeyStore } from '../../plugins/auth.js';
 import type { RequestContext } from '../../core/context.js';
 import type { PluginDeps } from '../../core/pipeline.js';
 
@@ -45,4 +45,13 @@ t.test('the bootstrap store compares whole keys only', async (t) => {
   t.ok(store.verify(KEY));
   t.notOk(store.verify(''));
   t.notOk(store.verify(KEY.toUpperCase()));
+});
+
+t.test('the bearer parsing and constant-time comparison, shared with the metrics token', async (t) => {
+  t.equal(bearerToken('Bearer abc'), 'abc');
+  t.equal(bearerToken('bearer   abc '), 'abc', 'scheme case-insensitive, extra spaces tolerated');
+  for (const header of [undefined, '', 'abc', 'Basic abc', 'Bearer', 'Bearer a b', ['Bearer abc']]) t.equal(bearerToken(header), undefined, JSON.stringify(header));
+  const matches = secretMatcher('scrape-secret');
+  t.ok(matches('scrape-secret'));
+  for (const guess of ['', 'scrape-secre', 'scrape-secret ', 'SCRAPE-SECRET']) t.notOk(matches(guess), `not ${JSON.stringify(guess)}`);
 });

@@ -151,6 +151,32 @@ t.test("refusals by the guards, retries and fallbacks are counted from each requ
   t.equal(m.value('modelgate_fallbacks_total', { provider: 'openai', model: 'gpt-4o-mini' }), 1);
 });
 
+t.test('the gateway overhead leaves out the waits between attempts: retry backoffs and the failover delay', async (t) => {
+  const WAIT_MS = 400;
+  const gateway = await start({
+    MODELGATE_CACHE_ENABLED: 'false',
+    MODELGATE_RETRIES: '1',
+    MODELGATE_RETRY_DELAY: String(WAIT_MS),
+    MODELGATE_EXPONENTIAL_BACKOFF: 'false',
+    MODELGATE_FAILOVER_ENABLED: 'true',
+    MODELGATE_FAILOVER_DELAY: String(WAIT_MS),
+    CUSTOM_BASE_URL: `${upstream.url}/v1`,
+    CUSTOM_API_KEY: PROVIDER_KEYS.openai,
+    MODELGATE_ALLOW_UNPRICED_MODELS: 'true',
+    MODELGATE_MAX_COST_PER_REQUEST: '1',
+  });
+  t.teardown(() => gateway.close());
+  upstream.next(json(500, fixtureJson('openai/error-500.json')), json(500, fixtureJson('openai/error-500.json')));
+  // openai fails, waits out one backoff, fails again; then the failover delay; then custom answers.
+  const { response } = await gateway.client().chat.completions.create({ ...ask('Wait for it'), modelgate: { failover: { fallback_models: ['custom/llama-local'] } } } as never).withResponse();
+  t.equal(response.headers.get('x-modelgate-attempts'), '3');
+  const m = await scrape(gateway.url);
+  const total = m.series('modelgate_request_duration_seconds_sum').find((sample) => sample.labels.route === CHAT)!.value;
+  const overhead = m.value('modelgate_gateway_overhead_seconds_sum', { provider: 'custom' })!;
+  t.ok(total >= (2 * WAIT_MS) / 1000, `the request took ${total} s, both waits included`);
+  t.ok(overhead < WAIT_MS / 1000, `the overhead, ${overhead} s, holds neither wait`);
+});
+
 t.test('the circuit gauge follows the health registry', async (t) => {
   const gateway = await start();
   t.teardown(() => gateway.close());

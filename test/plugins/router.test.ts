@@ -3,12 +3,13 @@
 import t from 'tap';
 import { router } from '../../plugins/router.js';
 import { failover } from '../../plugins/failover.js';
+import { failoverChain } from '../../plugins/router/chain.js';
 import { Catalog, bareModel, type CatalogModel } from '../../core/catalog.js';
 import { HealthRegistry } from '../../core/health.js';
 import { compileOverrides, type Overrides } from '../../core/overrides.js';
 import { estimatePromptTokens, promptTokensUpperBound } from '../../core/tokens.js';
 import type { ChatRequest } from '../../core/chat-types.js';
-import type { RequestContext } from '../../core/context.js';
+import type { RequestContext, Target } from '../../core/context.js';
 import type { PluginDeps } from '../../core/pipeline.js';
 import type { Provider } from '../../providers/types.js';
 import type { GatewayError } from '../../core/errors.js';
@@ -62,26 +63,30 @@ async function makeRouter(setup: Setup = {}) {
     ...setup.settings,
   };
   const plugin = await router.create(settings, { catalog: new Catalog(setup.models ?? MODELS), providers, health } as unknown as PluginDeps);
+  const names = (targets: readonly Target[]) => targets.map((target) => `${target.provider.name}/${target.model.id}`);
+  async function candidates(body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<Target[]> {
+    const request = { model: 'auto', messages: [{ role: 'user', content: 'Hello there' }], ...body } as ChatRequest;
+    const raw = JSON.stringify(request);
+    const ctx = {
+      chat: {
+        body: request,
+        overrides,
+        stream: false,
+        includeUsage: false,
+        maxOutputTokens: request.max_tokens ?? undefined,
+        expectedOutputTokens: request.max_tokens ?? 100,
+        promptTokens: estimatePromptTokens(request),
+        promptTokensUpperBound: promptTokensUpperBound(request, raw.length),
+      },
+    } as unknown as RequestContext;
+    await plugin.step!.handle(ctx, async () => {});
+    return ctx.candidates!;
+  }
   return {
     health,
-    async route(body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<string[]> {
-      const request = { model: 'auto', messages: [{ role: 'user', content: 'Hello there' }], ...body } as ChatRequest;
-      const raw = JSON.stringify(request);
-      const ctx = {
-        chat: {
-          body: request,
-          overrides,
-          stream: false,
-          includeUsage: false,
-          maxOutputTokens: request.max_tokens ?? undefined,
-          expectedOutputTokens: request.max_tokens ?? 100,
-          promptTokens: estimatePromptTokens(request),
-          promptTokensUpperBound: promptTokensUpperBound(request, raw.length),
-        },
-      } as unknown as RequestContext;
-      await plugin.step!.handle(ctx, async () => {});
-      return ctx.candidates!.map((target) => `${target.provider.name}/${target.model.id}`);
-    },
+    route: async (body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<string[]> => names(await candidates(body, overrides)),
+    /** The targets the failover step tries with at most `limit` candidates. */
+    tried: async (limit: number, body: Partial<ChatRequest>, overrides: Overrides = {}): Promise<string[]> => names(failoverChain(await candidates(body, overrides), limit)),
   };
 }
 
@@ -170,6 +175,23 @@ t.test("the client's fallbacks extend the chain", async (t) => {
   const unknown = await refusal(route({ model: 'alpha' }, { failover: { fallback_models: ['nope'] } }));
   t.match(unknown, { status: 404, param: 'modelgate.failover.fallback_models[0]' });
   t.match(await refusal(route({ model: 'alpha' }, { failover: { fallback_providers: ['acme'] } })), { status: 400, param: 'modelgate.failover.fallback_providers[0]' });
+});
+
+t.test("the failover chain keeps the client's fallbacks within its limit, however long auto's ranking", async (t) => {
+  const { tried } = await makeRouter({ models: MODELS.filter((m) => m.provider !== 'custom') });
+  // auto's ranking, cheapest first: cohere/epsilon, anthropic/beta, openai/duo, openai/alpha, mistral/delta.
+  const table: Array<[string, number, Overrides, string[]]> = [
+    ['no fallbacks: the ranking, cut at the limit', 3, {}, ['cohere/epsilon', 'anthropic/beta', 'openai/duo']],
+    ['a fallback auto leaves out (quality 0.7)', 3, { failover: { fallback_models: ['gamma'] } }, ['cohere/epsilon', 'anthropic/beta', 'google/gamma']],
+    ['a fallback ranked after the cut', 3, { failover: { fallback_models: ['delta'] } }, ['cohere/epsilon', 'anthropic/beta', 'mistral/delta']],
+    ["a fallback provider's best fit", 3, { failover: { fallback_providers: ['mistral'] } }, ['cohere/epsilon', 'anthropic/beta', 'mistral/delta']],
+    ['more fallbacks than room: the best ranked, then the fallbacks in order', 2, { failover: { fallback_models: ['gamma', 'delta'] } }, ['cohere/epsilon', 'google/gamma']],
+    ['a fallback already among the best ranked: its slot goes to the next', 3, { failover: { fallback_models: ['epsilon'] } }, ['cohere/epsilon', 'anthropic/beta', 'openai/duo']],
+    ['a limit of 1 (failover off): the best ranked only', 1, { failover: { fallback_models: ['gamma'] } }, ['cohere/epsilon']],
+  ];
+  for (const [name, limit, overrides, expected] of table) t.same(await tried(limit, {}, overrides), expected, name);
+  const unmarked = [{ provider: { name: 'a' }, model: { id: 'x' } }, { provider: { name: 'b' }, model: { id: 'y' } }] as Target[];
+  t.same(failoverChain(unmarked, 1), unmarked.slice(0, 1), 'a chain the router did not build is cut as it is');
 });
 
 t.test('a fallback the client named may be unpriced (the cost guard decides); a fallback provider\'s best fit is priced', async (t) => {

@@ -1,0 +1,41 @@
+// The shared Redis connection's boot wait (waitUntilReady), against the real test Redis and a port
+// nobody listens on: ready → true; a failed connection attempt → false at once, not after the bound.
+import t from 'tap';
+import { createServer } from 'node:net';
+import { pino } from 'pino';
+import { createRedis, waitUntilReady, type RedisSettings } from '../../core/redis.js';
+import { REDIS_HOST, REDIS_PORT, testPrefix } from '../helpers/redis.js';
+
+const logger = pino({ level: 'silent' });
+const settings = (port: number): RedisSettings =>
+  ({ REDIS_HOST, REDIS_PORT: port, REDIS_DB: 0, REDIS_KEY_PREFIX: testPrefix(), REDIS_COMMAND_TIMEOUT: 200 }) as RedisSettings;
+
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+t.test('a Redis that answers: ready', async (t) => {
+  const redis = createRedis(settings(REDIS_PORT), logger, 'test');
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  t.equal(await waitUntilReady(redis, 5000), true, 'and at once when it already is');
+});
+
+t.test('a Redis that is down: false as soon as the first connection attempt fails, not after the bound', async (t) => {
+  const redis = createRedis(settings(await closedPort()), logger, 'test');
+  t.teardown(() => redis.disconnect());
+  const BOUND_MS = 10_000;
+  const errorListeners = redis.listenerCount('error');
+  const started = Date.now();
+  t.equal(await waitUntilReady(redis, BOUND_MS), false);
+  const took = Date.now() - started;
+  t.ok(took < BOUND_MS / 2, `settled after ${took} ms`);
+  t.equal(redis.listenerCount('error'), errorListeners, 'its error listener is removed');
+});
