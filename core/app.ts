@@ -111,7 +111,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     settings: values,
     keyStores: options.keyStores ?? [],
     parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),
-    redis: (purpose) => (redis ??= createRedis(values as RedisSettings, logger, purpose)),
+    redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
   };
   const plugins: Plugin[] = [];
   for (const module of PIPELINE) plugins.push(await module.create(values, deps));

@@ -55,7 +55,7 @@ export interface PluginDeps {
   /** Every validated setting, for plugins that share a setting declared elsewhere. */
   settings: Readonly<Record<string, unknown>>;
   /** The shared Redis connection, created on first use. */
-  redis(purpose: string): Redis;
+  redis(): Redis;
   /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
   keyStores: KeyStore[];
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */

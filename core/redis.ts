@@ -22,7 +22,8 @@ export const redisSettings = defineSettings({
 
 export type RedisSettings = SettingsOf<typeof redisSettings>;
 
-export function createRedis(settings: RedisSettings, logger: Logger, purpose: string): Redis {
+/** One connection, shared by every Redis-backed part: its log lines name no one part. */
+export function createRedis(settings: RedisSettings, logger: Logger): Redis {
   const options = {
     keyPrefix: settings.REDIS_KEY_PREFIX,
     commandTimeout: settings.REDIS_COMMAND_TIMEOUT,
@@ -37,11 +38,11 @@ export function createRedis(settings: RedisSettings, logger: Logger, purpose: st
     : new Redis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
   let down = false;
   redis.on('error', (error) => {
-    if (!down) logger.warn({ purpose, err: error.message }, 'redis unavailable');
+    if (!down) logger.warn({ err: error.message }, 'redis unavailable');
     down = true;
   });
   redis.on('ready', () => {
-    if (down) logger.info({ purpose }, 'redis available again');
+    if (down) logger.info('redis available again');
     down = false;
   });
   return redis;
@@ -53,8 +54,18 @@ export function createRedis(settings: RedisSettings, logger: Logger, purpose: st
  * plugins await this at boot so the first requests are not answered by their fallbacks. A Redis
  * that is down at boot neither stops the gateway from starting nor holds its boot for `ms`.
  */
-export async function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
-  if (redis.status === 'ready') return true;
+export function waitUntilReady(redis: Redis, ms: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  // Every part waits at boot on the one connection: they share the first wait, so a Redis that
+  // cannot be reached delays the boot once, not once per part.
+  let waiting = firstWaits.get(redis);
+  if (!waiting) firstWaits.set(redis, (waiting = readyWithin(redis, ms)));
+  return waiting;
+}
+
+const firstWaits = new WeakMap<Redis, Promise<boolean>>();
+
+function readyWithin(redis: Redis, ms: number): Promise<boolean> {
   return new Promise((resolve) => {
     const done = (ready: boolean) => {
       clearTimeout(timer);

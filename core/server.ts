@@ -241,7 +241,7 @@ export class GatewayServer {
     };
     if (logging.MODELGATE_LOG_PERFORMANCE) {
       line.upstreamMs = round(outcome.upstreamMs);
-      line.overheadMs = round(durationMs - outcome.upstreamMs);
+      line.overheadMs = round(durationMs - outcome.upstreamMs - outcome.waitedMs);
       if (outcome.ttftMs !== undefined) line.ttftMs = round(outcome.ttftMs);
     }
     if (logging.MODELGATE_LOG_REQUESTS && ctx.chat) line.request = ctx.chat.body;

@@ -94,7 +94,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
     if (!s.MODELGATE_CACHE_ENABLED) return { name: 'cache' };
     let backend: CacheBackend;
     if (s.MODELGATE_CACHE_TYPE === 'redis') {
-      const redis = deps.redis('cache');
+      const redis = deps.redis();
       // Boot waits (boundedly) for the connection, or the first requests would all be misses.
       await waitUntilReady(redis, CONNECT_WAIT_MS);
       backend = redisBackend(redis, s.MODELGATE_CACHE_TTL);

@@ -113,7 +113,7 @@ export const costGuard: PluginModule<typeof settings> = {
     let budget: BudgetStore;
     let usage: UsageStore;
     if (values.MODELGATE_STORE === 'redis') {
-      const redis = deps.redis('cost-guard');
+      const redis = deps.redis();
       await waitUntilReady(redis, BOOT_WAIT_MS);
       budget = new RedisBudget(redis, logger);
       usage = new RedisUsage(redis, logger);

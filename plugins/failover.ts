@@ -13,7 +13,7 @@ import { GatewayError, isGatewayError } from '../core/errors.js';
 import { isUpstreamError, type UpstreamError } from '../core/upstream-error.js';
 import { AbortedError, type Forwarder } from '../core/proxy.js';
 import { openAttempt, recordUsage, type Opened } from '../core/attempt.js';
-import { sendCompletion } from '../core/respond.js';
+import { retryAfterSeconds, sendCompletion } from '../core/respond.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
@@ -271,7 +271,7 @@ function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegi
     ...upstream.flatMap((f) => (f.retryAfterMs === undefined ? [] : [Math.min(f.retryAfterMs, maxRetryAfterMs)])),
     ...(ctx.candidates ?? []).map((t) => Math.max(health.cooldownRemaining(t.provider.name, t.model.id), health.circuitRemaining(t.provider.name))).filter((ms) => ms > 0),
   ];
-  const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': String(Math.max(1, Math.ceil(Math.min(...waits) / 1000))) } : {};
+  const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': retryAfterSeconds(Math.min(...waits)) } : {};
   // Only rate limits: the spec's 429 "Rate limit exceeded (service or provider)" tells clients to slow down.
   if (upstream.length > 0 && upstream.every((f) => f.upstreamStatus === 429)) {
     return new GatewayError('provider_rate_limited', { headers });

@@ -73,7 +73,7 @@ export const rateLimit: PluginModule<typeof settings> = {
     const limits: Limits = { rpm: s.MODELGATE_RATE_LIMIT_RPM, rph: s.MODELGATE_RATE_LIMIT_RPH, burst: s.MODELGATE_RATE_LIMIT_BURST, tpm: s.MODELGATE_RATE_LIMIT_TPM };
     let redis: RedisRateLimits | undefined;
     if (values.MODELGATE_STORE === 'redis') {
-      const connection = deps.redis('rate-limit');
+      const connection = deps.redis();
       await waitUntilReady(connection, BOOT_WAIT_MS);
       redis = new RedisRateLimits(connection, limits, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
     }

@@ -5,6 +5,7 @@
 import { GatewayError } from '../../core/errors.js';
 import type { HealthRegistry } from '../../core/health.js';
 import type { Exclusion, Reason } from './candidates.js';
+import { retryAfterSeconds } from '../../core/respond.js';
 
 const WORDS: Record<Reason, string> = {
   not_configured: 'provider not configured',
@@ -26,10 +27,9 @@ export function noCandidate(exclusions: Exclusion[], health: HealthRegistry): Ga
 
   if (relevant.every((e) => e.reason === 'circuit_open' || e.reason === 'cooling_down')) {
     const waits = relevant.map((e) => Math.max(health.circuitRemaining(e.model.provider), health.cooldownRemaining(e.model.provider, e.model.id)));
-    const seconds = Math.max(1, Math.ceil(Math.min(...waits) / 1000));
     return new GatewayError('provider_unavailable', {
       code: relevant.some((e) => e.reason === 'circuit_open') ? 'circuit_open' : 'provider_cooling_down',
-      headers: { 'retry-after': String(seconds) },
+      headers: { 'retry-after': retryAfterSeconds(Math.min(...waits)) },
     });
   }
 
