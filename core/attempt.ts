@@ -150,7 +150,7 @@ export class UpstreamStream {
         ctx.outcome.interrupted = 'upstream_error';
         const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal);
         const failure = isUpstreamError(transport) ? transport : unreachable(this.provider, transport);
-        ctx.log.warn({ requestId: ctx.id, provider: this.provider, reason: failure.reason, err: failure.message }, 'stream failed after the first byte');
+        ctx.outcome.streamFailure = { provider: this.provider, reason: failure.reason, message: failure.message };
         writer.error(failure.toBody());
         writer.close();
         this.response.destroy();

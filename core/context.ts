@@ -80,6 +80,8 @@ export interface Outcome {
   waitedMs: number;
   /** The stream ended early: the client went away or the provider failed after the first byte. */
   interrupted?: 'client_abort' | 'upstream_error';
+  /** How the provider failed after the first byte (the client got an error event), for the log. */
+  streamFailure?: { provider: string; reason: string; message: string };
   cache?: 'HIT' | 'MISS' | 'BYPASS';
   /**
    * Every upstream call that ended without an answer, in order, pushed by the failover step before

@@ -216,10 +216,14 @@ export class GatewayServer {
     const { logging, logger } = this.options;
     const status = ctx.status ?? 0;
     const durationMs = round(performance.now() - ctx.startedAt);
-    if (ctx.error && logging.MODELGATE_LOG_ERRORS) {
-      const fields = { requestId: ctx.id, status, route: ctx.route || ctx.path, code: ctx.error.code, message: ctx.error.message };
-      if (status >= 500) logger.error({ ...fields, err: ctx.error.cause ?? ctx.error }, 'request failed');
-      else logger.warn(fields, 'request refused');
+    // Failures are logged here only, once each, under MODELGATE_LOG_ERRORS: a refusal or failure
+    // with what the step that raised it knew (`cause`), and a stream that broke after its first byte.
+    if (logging.MODELGATE_LOG_ERRORS && (ctx.error || ctx.outcome.streamFailure)) {
+      const fields = { requestId: ctx.id, status, route: ctx.route || ctx.path, clientIp: ctx.clientIp };
+      const cause = ctx.error?.cause;
+      if (!ctx.error) logger.warn({ ...fields, ...ctx.outcome.streamFailure }, 'stream failed after the first byte');
+      else if (status >= 500) logger.error({ ...fields, code: ctx.error.code, message: ctx.error.message, err: cause instanceof Error ? cause : ctx.error, detail: cause instanceof Error ? undefined : cause }, 'request failed');
+      else logger.warn({ ...fields, code: ctx.error.code, message: ctx.error.message, detail: cause }, 'request refused');
     }
     if (!logging.MODELGATE_LOG_REQUESTS && !logging.MODELGATE_LOG_RESPONSES && !logging.MODELGATE_LOG_PERFORMANCE) return;
     const outcome = ctx.outcome;

@@ -96,7 +96,7 @@ export const failover: PluginModule<typeof settings> = {
   name: 'failover',
   settings,
   overrides,
-  create(values, { forwarder, health, logger, providers }) {
+  create(values, { forwarder, health, providers }) {
     const s = values as SettingsOf<typeof settings>;
     const configured = [...providers.values()].filter((provider) => provider.configured).map((provider) => provider.name);
     const breakers = new Breakers(
@@ -223,7 +223,7 @@ export const failover: PluginModule<typeof settings> = {
               }
             }
           }
-          throw finalError(ctx, failures, health, logger, s.MODELGATE_MAX_RETRY_AFTER);
+          throw finalError(ctx, failures, health, s.MODELGATE_MAX_RETRY_AFTER);
         },
       },
     };
@@ -258,12 +258,8 @@ function observe(health: HealthRegistry, ctx: RequestContext, target: Target, la
  * gateway's keys (502); 429 Rate limit exceeded if every failure was a provider rate limit; else
  * 503 Provider unavailable. Retry-After carries the shortest known wait.
  */
-function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegistry, logger: RequestContext['log'], maxRetryAfterMs: number): GatewayError {
+function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegistry, maxRetryAfterMs: number): GatewayError {
   const upstream = failures.filter(isUpstreamError);
-  logger.warn(
-    { requestId: ctx.id, failures: failures.map((f) => ({ provider: isUpstreamError(f) ? f.provider : undefined, status: f.status, message: f.message })) },
-    'no candidate could answer',
-  );
   if (upstream.length === 0 && failures.length > 0) return failures[0] as GatewayError;
   // The gateway's credentials (or credit) were refused everywhere: that is the operator's to fix.
   if (upstream.length > 0 && upstream.every((f) => f.status === 502 && f.reason === 'http_status')) return upstream[0]!.toGatewayError();
@@ -274,10 +270,15 @@ function finalError(ctx: RequestContext, failures: Failure[], health: HealthRegi
   const headers: Record<string, string> = waits.length > 0 ? { 'retry-after': retryAfterSeconds(Math.min(...waits)) } : {};
   // Only rate limits: the spec's 429 "Rate limit exceeded (service or provider)" tells clients to slow down.
   if (upstream.length > 0 && upstream.every((f) => f.upstreamStatus === 429)) {
-    return new GatewayError('provider_rate_limited', { headers });
+    return new GatewayError('provider_rate_limited', { headers, cause: tried(failures) });
   }
   const allTimeouts = upstream.length > 0 && upstream.every((f) => f.reason === 'timeout');
-  return new GatewayError('provider_unavailable', { headers, code: allTimeouts ? 'upstream_timeout' : 'provider_unavailable' });
+  return new GatewayError('provider_unavailable', { headers, code: allTimeouts ? 'upstream_timeout' : 'provider_unavailable', cause: tried(failures) });
+}
+
+/** What each candidate answered, for the log line of the request (core/server.ts). */
+function tried(failures: Failure[]): Array<{ provider?: string; status: number; message: string }> {
+  return failures.map((f) => ({ provider: isUpstreamError(f) ? f.provider : undefined, status: f.status, message: f.message }));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

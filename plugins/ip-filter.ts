@@ -106,10 +106,8 @@ export const ipFilter: PluginModule<typeof settings> = {
     // Nothing to check: no step at all, so the request path pays nothing.
     if (!whitelisting && blocked.length === 0 && trusted.length === 0) return { name: 'ip-filter' };
 
-    const refuse = (ctx: RequestContext, why: string) => {
-      ctx.log.warn({ requestId: ctx.id, clientIp: ctx.clientIp, why }, 'ip refused');
-      return new GatewayError('ip_forbidden');
-    };
+    // The server logs the refusal (MODELGATE_LOG_ERRORS) with the client's address and why.
+    const refuse = (_ctx: RequestContext, why: string) => new GatewayError('ip_forbidden', { cause: why });
     return {
       name: 'ip-filter',
       step: {

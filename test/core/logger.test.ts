@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
 import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { sleep } from '../helpers/fake-provider.js';
+import { fixture, json, sleep, sse } from '../helpers/fake-provider.js';
 
 const defaults: LoggingSettings = {
   MODELGATE_LOG_LEVEL: 'info',
@@ -111,6 +111,37 @@ t.test('per-request lines: metadata, bodies only when asked, timings, and no key
   t.match(gateway.logs.find((l) => l.msg === 'request refused'), { status: 401, code: 'invalid_api_key' }, 'errors per MODELGATE_LOG_ERRORS');
   const all = JSON.stringify(gateway.logs);
   t.notOk(all.includes(GATEWAY_KEY) || all.includes('uc_wrong_key_123') || all.includes(PROVIDER_KEYS.openai), 'no key in any line');
+});
+
+t.test('failures are logged once each by the server, and not at all with MODELGATE_LOG_ERRORS=false', async (t) => {
+  const upstream = await startFakeOpenAI();
+  t.teardown(() => upstream.close());
+  for (const logErrors of ['true', 'false']) {
+    const env = { ...PROTOCOL_ONLY, OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_RETRIES: '0', MODELGATE_LOG_ERRORS: logErrors };
+    const blocking = await startGateway({ ...env, MODELGATE_BLOCKED_IPS: '127.0.0.1' });
+    t.teardown(() => blocking.close());
+    t.equal((await call(blocking.url, '/models')).status, 403);
+
+    const gateway = await startGateway(env);
+    t.teardown(() => gateway.close());
+    upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 20 }));
+    const streamed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
+    t.equal(streamed.status, 200);
+    upstream.next(json(500, { error: { message: 'upstream broke' } }));
+    const failed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+    t.equal(failed.status, 503);
+    await sleep(50);
+
+    const lines = [...blocking.logs, ...gateway.logs].filter((line) => (line.level === 'warn' || line.level === 'error') && !String(line.msg).startsWith('redis'));
+    if (logErrors === 'false') {
+      t.same(lines.map((line) => line.msg), [], 'nothing with MODELGATE_LOG_ERRORS=false');
+      continue;
+    }
+    t.same(lines.map((line) => line.msg).sort(), ['request failed', 'request refused', 'stream failed after the first byte'], 'one line per failure');
+    t.match(lines.find((line) => line.msg === 'request refused'), { status: 403, code: 'ip_not_allowed', clientIp: '127.0.0.1', detail: /blocked/ });
+    t.match(lines.find((line) => line.msg === 'stream failed after the first byte'), { status: 200, provider: 'openai', reason: 'stream_error' });
+    t.match(lines.find((line) => line.msg === 'request failed'), { status: 503, detail: [{ provider: 'openai', message: 'upstream broke' }] });
+  }
 });
 
 t.end();
