@@ -128,6 +128,12 @@ export interface RequestContext {
    * call is made to a refused target.
    */
   beforeAttempt: Array<(target: Target) => Promise<void> | void>;
+  /**
+   * Called by the failover step before each retry on the same target (e.g. the cost guard makes
+   * sure the budget holds another call that may be billed). A GatewayError thrown here ends the
+   * request with it; no further call is made.
+   */
+  beforeRetry: Array<(target: Target) => Promise<void> | void>;
   /** The client left before the response ended (reported as status 499). */
   clientGone?: boolean;
   /** The status sent, and the error if the response was an error. */

@@ -153,6 +153,7 @@ export class GatewayServer {
       responseHeaders: {},
       collectChunks: false,
       beforeAttempt: [],
+      beforeRetry: [],
     };
     this.inflight.add(ctx);
     if (this.closing) res.setHeader('connection', 'close');

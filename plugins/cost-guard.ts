@@ -66,6 +66,11 @@ type CostSettings = SettingsOf<typeof settings>;
 /** What one target's reservation holds. */
 interface Held {
   id: string;
+  /**
+   * Further reservations of one estimate each, made before a retry when every call so far may be
+   * billed at the estimate (timed out): released when the target settles under `id`.
+   */
+  extra: string[];
   target: Target;
   /** The target's model, with the prices it is billed at. */
   model: CatalogModel;
@@ -160,9 +165,14 @@ export const costGuard: PluginModule<typeof settings> = {
           headers: { 'x-should-retry': 'false' },
         });
       }
+      const id = await hold(ctx, toNano(usd));
+      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0 };
+    }
+
+    /** Reserves `amount` against every budget, or refuses; returns the reservation's id. */
+    async function hold(ctx: RequestContext, amount: number): Promise<string> {
       const id = randomUUID();
       const periods = currentPeriods();
-      const amount = toNano(usd);
       let result: ReserveResult;
       try {
         result = await budget.reserve(id, amount, periods, limits);
@@ -172,7 +182,17 @@ export const costGuard: PluginModule<typeof settings> = {
         throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' } });
       }
       if (!result.ok) throw refusal(result, periods, limits, amount);
-      return { id, target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0 };
+      return id;
+    }
+
+    /**
+     * Before another call to `held`'s target: each call cut off while the provider worked is billed
+     * at the estimate, so once every estimate held is owed, the next call needs one more — or the
+     * request ends here, refused, rather than spend past the limit.
+     */
+    async function holdAnother(ctx: RequestContext, held: Held): Promise<void> {
+      if (callsBilledAtEstimate(ctx.outcome.failedAttempts, held.failuresFrom, held.target) < 1 + held.extra.length) return;
+      held.extra.push(await hold(ctx, toNano(held.estimateUsd)));
     }
 
     /** USD owed for the calls to `held`'s target that were cut off while the provider worked (cost/attempts.ts). */
@@ -194,6 +214,7 @@ export const costGuard: PluginModule<typeof settings> = {
     /** Replaces `held`'s reservation by `nano`, then tells the metrics and the alert rules. */
     async function settleBudget(held: Held, nano: number): Promise<void> {
       const periods = currentPeriods();
+      for (const id of held.extra) await budget.settle(id, 0, periods);
       const spent = await budget.settle(held.id, nano, periods);
       announce(spent);
       await alerts?.evaluate(periods, spent, limits);
@@ -244,6 +265,7 @@ export const costGuard: PluginModule<typeof settings> = {
             if (previous) await settleAbandoned(ctx, previous).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
             held = await reserve(ctx, target);
           });
+          ctx.beforeRetry.push((target) => (held && held.target === target ? holdAnother(ctx, held) : undefined));
           try {
             await next();
           } finally {

@@ -115,7 +115,10 @@ export const failover: PluginModule<typeof settings> = {
       const attemptOnce = async ({ attempt, signal }: { attempt: number; signal: AbortSignal }) => {
         // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
         if (signal.aborted) throw new AbortedError('client disconnected');
-        if (attempt > 0) ctx.outcome.waitedMs += performance.now() - endedAt;
+        if (attempt > 0) {
+          ctx.outcome.waitedMs += performance.now() - endedAt;
+          for (const hook of ctx.beforeRetry) await hook(target);
+        }
         let started = 0;
         // Counted here, where the breaker has admitted the call: a call it refuses was never made.
         const call = (outer: AbortSignal) => {

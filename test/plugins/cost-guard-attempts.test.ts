@@ -47,8 +47,8 @@ interface Run {
   target(model: keyof typeof PRICE): Target;
 }
 
-async function run(t: { teardown(fn: () => unknown): void }): Promise<Run> {
-  const gateway = await startGateway({ ...PROTOCOL_ONLY, OPENAI_API_KEY: 'sk-test', MODELGATE_MODEL_CATALOG: catalog });
+async function run(t: { teardown(fn: () => unknown): void }, env: Record<string, string> = {}): Promise<Run> {
+  const gateway = await startGateway({ ...PROTOCOL_ONLY, OPENAI_API_KEY: 'sk-test', MODELGATE_MODEL_CATALOG: catalog, ...env });
   t.teardown(() => gateway.close());
   const step = gateway.app.plugins.find((plugin) => plugin.name === 'cost-guard')!.step!;
   const provider = gateway.app.providers.get('openai')!;
@@ -78,6 +78,7 @@ async function request(r: Run, plan: Array<[Target, Call[]]>, leaveAfter?: numbe
     principal: { keyId: 'bootstrap', tenant: 'default', admin: true },
     outcome: newOutcome(),
     beforeAttempt: [],
+    beforeRetry: [],
     signal: client.signal,
     log: pino({ level: 'silent' }),
     responseHeaders: {},
@@ -90,7 +91,8 @@ async function request(r: Run, plan: Array<[Target, Call[]]>, leaveAfter?: numbe
       }
       ctx.outcome.target = target;
       for (const hook of ctx.beforeAttempt) await hook(target);
-      for (const outcome of calls) {
+      for (const [call, outcome] of calls.entries()) {
+        if (call > 0) for (const hook of ctx.beforeRetry) await hook(target);
         ctx.outcome.attempts++;
         if (outcome === 'answer') {
           ctx.outcome.completion = completion;
@@ -130,6 +132,26 @@ t.test('a retry that answers after a timeout on the same target: both are billed
   const r = await run(t);
   await request(r, [[r.target('alpha'), ['timeout', 'answer']]]);
   t.ok(near((await day(r)).spent_usd, estimate('alpha') + answerCost('alpha')));
+});
+
+t.test('retries after timeouts reserve another estimate each: a budget that cannot hold one ends the request within the limit', async (t) => {
+  // The limit holds two and a half estimates: two timed-out calls fit, a third may not start.
+  const r = await run(t, { MODELGATE_DAILY_COST_LIMIT: String(2.5 * estimate('alpha')) });
+  const refused = await request(r, [[r.target('alpha'), ['timeout', 'timeout', 'timeout', 'answer']]]).then(
+    () => undefined,
+    (error: { status?: number; param?: string }) => error,
+  );
+  t.match(refused, { status: 429, param: 'daily_cost_limit' }, 'the third call was refused before it was made');
+  const budget = await day(r);
+  t.ok(near(budget.spent_usd, 2 * estimate('alpha')), `spent $${budget.spent_usd}: the two calls made`);
+  t.ok(budget.spent_usd <= 2.5 * estimate('alpha'), 'within the limit');
+  t.equal(budget.reserved_usd, 0, 'every reservation released or settled');
+});
+
+t.test('a retry after a 5xx needs no further reservation (it is not billed)', async (t) => {
+  const r = await run(t, { MODELGATE_DAILY_COST_LIMIT: String(1.5 * estimate('alpha')) });
+  await request(r, [[r.target('alpha'), ['http_status', 'http_status', 'answer']]]);
+  t.ok(near((await day(r)).spent_usd, answerCost('alpha')));
 });
 
 t.test('a call the provider refused with an error status, or that never reached it, is free', async (t) => {

@@ -88,6 +88,31 @@ t.test('the weekly and monthly limits refuse in their own name, resetting with t
   }
 });
 
+t.test('a provider that keeps timing out is retried only while the budget holds the calls it may bill', async (t) => {
+  const request = chatRequest(64);
+  // Every call times out (billed at the estimate); the limit holds two and a half estimates.
+  upstream.fallback = async (_recorded, res) => {
+    await sleep(1500);
+    res.destroy();
+  };
+  t.teardown(() => void (upstream.fallback = openAIResponder()));
+  const gateway = await gatewayWith(t, {
+    MODELGATE_DAILY_COST_LIMIT: String(2.5 * estimateOf(request)),
+    MODELGATE_TIMEOUT: '300',
+    MODELGATE_RETRIES: '3',
+    MODELGATE_RETRY_DELAY: '0',
+    MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false',
+  });
+  const refused = await send(gateway, request);
+  t.equal(refused.status, 429, 'the third call would not fit the budget');
+  t.equal(refused.json.error.param, 'daily_cost_limit');
+  t.equal(upstream.requests.length, 2, 'two calls made, not four');
+  const day = (await usage(gateway)).budgets.day;
+  t.ok(near(day.spent_usd, 2 * estimateOf(request)), `billed the two cut-off calls: $${day.spent_usd}`);
+  t.ok(day.spent_usd <= 2.5 * estimateOf(request), 'within the limit');
+  t.equal(day.reserved_usd, 0);
+});
+
 t.test('20 concurrent requests against a budget that admits 3: three go through, and settled spend stays within limit + one estimate', async (t) => {
   const request = chatRequest(64);
   const estimate = estimateOf(request);
