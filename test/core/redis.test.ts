@@ -4,22 +4,12 @@ import t from 'tap';
 import { createServer, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createRedis, waitUntilReady, type RedisSettings } from '../../core/redis.js';
-import { REDIS_HOST, REDIS_PORT, testPrefix } from '../helpers/redis.js';
+import { REDIS_HOST, REDIS_PORT, closedPort, testPrefix } from '../helpers/redis.js';
 
 const logger = pino({ level: 'silent' });
 const settings = (port: number): RedisSettings =>
   ({ REDIS_HOST, REDIS_PORT: port, REDIS_DB: 0, REDIS_KEY_PREFIX: testPrefix(), REDIS_COMMAND_TIMEOUT: 200 }) as RedisSettings;
 
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 t.test('a Redis that answers: ready', async (t) => {
   const redis = createRedis(settings(REDIS_PORT), logger);

@@ -3,6 +3,7 @@
 // key prefix per test file, so files running in parallel never see each other's keys.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { createServer } from 'node:net';
 
 export const REDIS_HOST = '127.0.0.1';
 export const REDIS_PORT = 6379;
@@ -42,4 +43,16 @@ export async function flushPrefix(prefix: string): Promise<void> {
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');
   redis.disconnect();
+}
+
+/** A local port nobody listens on (a Redis that is down). */
+export function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -3,14 +3,13 @@
 // this file's own key prefix; outages are staged on a private redis-server or a port nobody listens on.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import type OpenAI from 'openai';
 import { startGateway, startPair, type TestGateway } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk } from '../helpers/schema.js';
-import { REDIS_HOST, REDIS_PORT, flushPrefix, redisEnv, testPrefix } from '../helpers/redis.js';
+import { REDIS_HOST, REDIS_PORT, closedPort, flushPrefix, redisEnv, testPrefix } from '../helpers/redis.js';
 import { scrape } from '../helpers/metrics.js';
 
 const prefix = testPrefix();
@@ -53,16 +52,6 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Pr
 
 const cacheKeys = () => redis.keys(`${prefix}cache:*`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 t.test('a second gateway answers from what the first stored in Redis, without calling the provider', async (t) => {
   const env = redisCacheEnv({ ...redisEnv(prefix), MODELGATE_METRICS_INTERVAL: '1000' });
@@ -97,7 +86,7 @@ t.test('a second gateway answers from what the first stored in Redis, without ca
 });
 
 t.test('with nothing listening on the Redis port, requests are served as misses', async (t) => {
-  const gateway = await startGateway(redisCacheEnv({ REDIS_HOST, REDIS_PORT: String(await freePort()), REDIS_KEY_PREFIX: prefix }));
+  const gateway = await startGateway(redisCacheEnv({ REDIS_HOST, REDIS_PORT: String(await closedPort()), REDIS_KEY_PREFIX: prefix }));
   t.teardown(() => gateway.close());
   for (let i = 0; i < 2; i++) {
     const answer = await complete(gateway, 'Redis is away');
@@ -109,7 +98,7 @@ t.test('with nothing listening on the Redis port, requests are served as misses'
 });
 
 t.test('a Redis that freezes or goes away turns hits into misses, never into errors or hangs', async (t) => {
-  const port = await freePort();
+  const port = await closedPort();
   const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const exited = new Promise((resolve) => server.once('exit', resolve));
   t.teardown(async () => {

@@ -139,17 +139,7 @@ t.test('a settlement that meets a frozen Redis is kept and lands once Redis answ
     MODELGATE_MODEL_CATALOG: catalog,
   });
   t.teardown(() => gateway.close());
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  upstream.next(async (recorded, res) => {
-    await held;
-    return openAIResponder()(recorded, res);
-  });
-  const inFlight = send(gateway, chatRequest(64));
-  for (let i = 0; i < 200 && upstream.requests.length === 0; i++) await sleep(20);
-  redis.pause();
-  release();
-  t.equal((await inFlight).status, 200, 'the answer reaches the client even though Redis is frozen');
+  t.equal((await answeredWhileFrozen(gateway, redis)).status, 200, 'the answer reaches the client even though Redis is frozen');
   redis.resume();
   let spent = 0;
   for (let i = 0; i < 100 && spent === 0; i++) {
@@ -189,6 +179,21 @@ async function onPrivateRedis(t: Test, port: number): Promise<TestGateway> {
   return gateway;
 }
 
+/** A request whose answer arrives while Redis is frozen (SIGSTOP): it reserved, then must settle. */
+async function answeredWhileFrozen(gateway: TestGateway, redis: { pause(): void }) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  upstream.next(async (recorded, res) => {
+    await held;
+    return openAIResponder()(recorded, res);
+  });
+  const inFlight = send(gateway, chatRequest(64));
+  for (let i = 0; i < 200 && upstream.requests.length === 0; i++) await sleep(20);
+  redis.pause();
+  release();
+  return inFlight;
+}
+
 /** Waits (boundedly) until the budget store says every kept settlement reached Redis. */
 async function keptSettlementsLanded(gateway: TestGateway): Promise<boolean> {
   for (let i = 0; i < 300; i++) {
@@ -202,17 +207,7 @@ t.test('a settlement whose command times out behind a Redis frozen for seconds i
   const redis = await startPrivateRedis();
   t.teardown(() => redis.stop());
   const gateway = await onPrivateRedis(t, redis.port);
-  let release!: () => void;
-  const held = new Promise<void>((resolve) => (release = resolve));
-  upstream.next(async (recorded, res) => {
-    await held;
-    return openAIResponder()(recorded, res);
-  });
-  const inFlight = send(gateway, chatRequest(64));
-  for (let i = 0; i < 200 && upstream.requests.length === 0; i++) await sleep(20);
-  redis.pause();
-  release();
-  t.equal((await inFlight).status, 200);
+  t.equal((await answeredWhileFrozen(gateway, redis)).status, 200);
   // Frozen for many command timeouts and several retry rounds: every copy sent stays queued.
   await sleep(3500);
   redis.resume();
