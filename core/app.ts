@@ -11,6 +11,10 @@ import { createLogger, loggingSettings, type LoggingSettings } from './logger.js
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
 import { plannedSettings, PLANNED } from './planned-settings.js';
 import { redisSettings, createRedis, type RedisSettings } from './redis.js';
+import { storeSettings, type StoreSettings } from './store/settings.js';
+import { openStore, type Store } from './store/database.js';
+import { migrate } from './store/migrate.js';
+import { MIGRATIONS } from './store/migrations/index.js';
 import { Forwarder } from './proxy.js';
 import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
@@ -47,7 +51,7 @@ export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, auth, chatB
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
-export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, plannedSettings];
+export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, plannedSettings];
 
 export function allSettings(): SettingsSchema[] {
   return [...CORE_SETTINGS, ...PIPELINE.map((p) => p.settings), ...PROVIDERS.map((p) => p.settings)];
@@ -96,6 +100,17 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     throw error;
   }
 
+  // What must survive is needed before anything else: a database that cannot be reached or
+  // migrated stops the start (StoreError, MigrationError) before the port is taken.
+  const store: Store = await openStore(values as StoreSettings & { MODELGATE_DATA_DIR: string }, logger);
+  try {
+    await migrate(store, MIGRATIONS, logger);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  logger.info({ engine: store.engine, database: store.location }, 'database ready');
+
   const forwarder = new Forwarder();
   let redis: Redis | undefined;
   const deps: PluginDeps = {
@@ -112,9 +127,19 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     keyStores: options.keyStores ?? [],
     parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),
     redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
+    store: () => store,
   };
   const plugins: Plugin[] = [];
-  for (const module of PIPELINE) plugins.push(await module.create(values, deps));
+  try {
+    for (const module of PIPELINE) plugins.push(await module.create(values, deps));
+  } catch (error) {
+    // A plugin that refuses its settings stops the start: what was opened is closed again.
+    for (const plugin of plugins.reverse()) await plugin.close?.().catch(() => undefined);
+    if (redis) redis.disconnect();
+    forwarder.close();
+    await store.close();
+    throw error;
+  }
 
   const steps = plugins.flatMap((plugin) => (plugin.step ? [plugin.step] : []));
   const chatSteps = steps;
@@ -174,6 +199,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       for (const plugin of [...plugins].reverse()) await plugin.close?.();
       forwarder.close();
       if (redis) redis.disconnect();
+      await store.close();
       logger.flush?.();
     },
   };

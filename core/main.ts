@@ -1,14 +1,18 @@
-// The gateway's entry point: validate the configuration (exit 1 naming every bad setting), listen,
-// and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished).
+// The gateway's entry point: validate the configuration (exit 1 naming every bad setting), open and
+// migrate the database (exit 1 naming what failed), listen, and shut down gracefully on
+// SIGTERM/SIGINT (exit 0 once in-flight requests finished).
 import { createApp } from './app.js';
 import { ConfigError } from './config.js';
+import { StoreError } from './store/database.js';
+import { MigrationError } from './store/migrate.js';
 
 async function main(): Promise<void> {
   let app;
   try {
     app = await createApp(process.env);
   } catch (error) {
-    if (error instanceof ConfigError) {
+    // A wrong setting, a database that cannot be reached, a migration that failed: one line, exit 1.
+    if (error instanceof ConfigError || error instanceof StoreError || error instanceof MigrationError) {
       process.stderr.write(`modelgate: ${error.message}\n`);
       process.exit(1);
     }

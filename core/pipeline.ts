@@ -14,6 +14,7 @@ import type { CacheStatsBoard } from './cache-stats.js';
 import type { Provider } from '../providers/types.js';
 import type { KeyStore } from '../plugins/auth.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
+import type { Store } from './store/database.js';
 
 export type Next = () => Promise<void>;
 
@@ -56,6 +57,8 @@ export interface PluginDeps {
   settings: Readonly<Record<string, unknown>>;
   /** The shared Redis connection, created on first use. */
   redis(): Redis;
+  /** The durable store (SQLite or PostgreSQL), opened and migrated before any plugin is created. */
+  store(): Store;
   /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
   keyStores: KeyStore[];
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */

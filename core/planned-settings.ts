@@ -8,14 +8,6 @@ export const plannedSettings = defineSettings({
   // The key store (dashboard keys, expiry, rotation)
   MODELGATE_API_KEY_ROTATION_ENABLED: { type: 'boolean', default: false, description: 'Expire dashboard-created keys after MODELGATE_API_KEY_ROTATION_INTERVAL days.' },
   MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, description: 'Days a rotated key lives.' },
-  // Monitoring
-  MODELGATE_METRICS_RETENTION: {
-    type: 'integer',
-    default: 365,
-    minimum: 1,
-    description:
-      'Days usage and cost rollups are kept. The spec gives 30 and 365; 365 wins because rollups are small and a year of history serves budget reviews, while Prometheus keeps its own raw series.',
-  },
   // Alert delivery and webhooks
   MODELGATE_WEBHOOKS_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Send outbound webhooks for events.' },
   MODELGATE_WEBHOOK_SECRET: { type: 'string', secret: true, description: 'HMAC-SHA256 secret signing outbound webhooks.' },

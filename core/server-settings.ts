@@ -12,12 +12,13 @@ export const serverSettings = defineSettings({
   },
   MODELGATE_HOST: { type: 'string', default: '0.0.0.0', description: 'Interface the HTTP server binds to.' },
   MODELGATE_PORT: { type: 'integer', default: 3000, minimum: 0, maximum: 65535, description: 'TCP port the HTTP server listens on (0 picks a free port).' },
-  MODELGATE_DATA_DIR: { type: 'string', default: './data', description: 'Directory where the embedded store keeps its files.' },
+  MODELGATE_DATA_DIR: { type: 'string', default: './data', description: 'Directory where the embedded store keeps its files (the SQLite database, modelgate.db, unless MODELGATE_DATABASE_URL is set).' },
   MODELGATE_STORE: {
     type: 'string',
     enum: ['embedded', 'redis'],
     default: 'embedded',
-    description: 'Where keys, counters, budgets and usage live: `embedded` (this process + SQLite) or `redis` (shared by replicas).',
+    description:
+      'Where what must be shared at memory speed lives — rate counters, budget reservations and spend counters: `embedded` (this process) or `redis` (shared by replicas). What must survive lives in the database (MODELGATE_DATABASE_URL).',
   },
   MODELGATE_SHUTDOWN_TIMEOUT: {
     type: 'integer',

@@ -9,6 +9,7 @@ import { serverSettings } from '../core/server-settings.js';
 import { loggingSettings } from '../core/logger.js';
 import { catalogSettings } from '../core/catalog.js';
 import { redisSettings } from '../core/redis.js';
+import { storeSettings } from '../core/store/settings.js';
 import { plannedSettings } from '../core/planned-settings.js';
 
 function wrap(text: string, width = 96): string[] {
@@ -42,6 +43,7 @@ const core: Array<[string, SettingsSchema]> = [
   ['core/logger.ts', loggingSettings],
   ['core/catalog.ts', catalogSettings],
   ['core/redis.ts', redisSettings],
+  ['core/store/settings.ts', storeSettings],
 ];
 const groups: Array<[string, SettingsSchema]> = [
   ...core,

@@ -1,0 +1,101 @@
+// Opens the durable store: SQLite (better-sqlite3, WAL) in MODELGATE_DATA_DIR/modelgate.db by
+// default, or PostgreSQL (a node-postgres pool) when MODELGATE_DATABASE_URL is set. Both are
+// driven through one typed query layer, Kysely, so each table and query is written once.
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { Tables } from './schema.js';
+import type { StoreSettings } from './settings.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly engine: Engine;
+  readonly db: Kysely<Tables>;
+  /** Where it is, for logs and errors: the SQLite file, or PostgreSQL's host, database and schema (never a password). */
+  readonly location: string;
+  /** The PostgreSQL schema the tables live in (`main` for SQLite). */
+  readonly schema: string;
+  /** SQLite only: the handle itself, for maintenance Kysely cannot step through (incremental vacuum). */
+  readonly sqlite?: Database.Database;
+  close(): Promise<void>;
+}
+
+/** The database could not be opened or reached: the start stops with this message. */
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+/** A statement that runs longer is cancelled (the migrator lifts it for its own connection). */
+const STATEMENT_TIMEOUT_MS = 30_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+const SQLITE_FILE = 'modelgate.db';
+
+/** BIGINT (int8) and NUMERIC (SUM of BIGINT) as JS numbers: amounts stay below 2^53 (core/settings bound them). */
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export async function openStore(settings: StoreSettings & { MODELGATE_DATA_DIR: string }, logger: Logger): Promise<Store> {
+  return settings.MODELGATE_DATABASE_URL
+    ? openPostgres(settings.MODELGATE_DATABASE_URL, settings.MODELGATE_DATABASE_SCHEMA, settings.MODELGATE_DATABASE_POOL_SIZE, logger)
+    : openSqlite(resolve(settings.MODELGATE_DATA_DIR));
+}
+
+export function openSqlite(dir: string): Store {
+  const file = join(dir, SQLITE_FILE);
+  let database: Database.Database;
+  try {
+    mkdirSync(dir, { recursive: true });
+    database = new Database(file);
+    // Set before the first table exists: lets the sweeper hand freed pages back (incremental vacuum).
+    database.pragma('auto_vacuum = INCREMENTAL');
+    database.pragma('journal_mode = WAL');
+    database.pragma('synchronous = NORMAL');
+    // Two processes on one data directory (two instances started from one checkout) wait for each other's writes.
+    database.pragma('busy_timeout = 5000');
+  } catch (error) {
+    throw new StoreError(`cannot open the SQLite database ${file}: ${(error as Error).message}`);
+  }
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database }) });
+  return { engine: 'sqlite', db, location: file, schema: 'main', sqlite: database, close: () => db.destroy() };
+}
+
+async function openPostgres(url: string, schema: string, poolSize: number, logger: Logger): Promise<Store> {
+  const location = `${describeUrl(url)} (schema ${schema})`;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    idleTimeoutMillis: 30_000,
+    application_name: 'modelgate',
+    // Every connection resolves unqualified names in our schema and cannot hang a flush forever.
+    options: `-c search_path="${schema}" -c statement_timeout=${STATEMENT_TIMEOUT_MS}`,
+    types: pgTypes,
+  });
+  // An idle connection that breaks (a database restart) must not crash the process; the pool reconnects.
+  pool.on('error', (error) => logger.warn({ err: error.message }, 'database: an idle connection failed'));
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    throw new StoreError(`cannot reach PostgreSQL at ${location}: ${(error as Error).message}`);
+  }
+  return { engine: 'postgres', db, location, schema, close: () => db.destroy() };
+}
+
+/** `postgres://user:secret@host:5432/db?x` → `postgres://user@host:5432/db`: never the password. */
+export function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    const user = parsed.username ? `${decodeURIComponent(parsed.username)}@` : '';
+    return `${parsed.protocol}//${user}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}

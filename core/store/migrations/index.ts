@@ -1,0 +1,8 @@
+// Every migration, in the order they apply. Append only: a migration that has been released is
+// never edited or reordered (a replica records its name when applied); see docs/storage.md for the
+// expand/contract rule that keeps rolling upgrades safe.
+import type { Migration } from '../migrate.js';
+import { ledger } from './0001_ledger.js';
+import { budgetState } from './0002_budget_state.js';
+
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState];
