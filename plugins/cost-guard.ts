@@ -2,12 +2,12 @@
 // MODELGATE_MAX_COST_PER_REQUEST or the DAILY/WEEKLY/MONTHLY_COST_LIMIT budgets, spending while paused,
 // and unpriced models (403, unless MODELGATE_ALLOW_UNPRICED_MODELS); else reserves the estimate. After
 // the response it bills the usage (cost/consumed.ts) and the failed calls that providers bill
-// (cost/attempts.ts), releases the rest and evaluates MODELGATE_ALERT_RULES.
+// (cost/attempts.ts), releases the rest, writes the ledger rows (cost/ledger.ts, in batches every
+// MODELGATE_LEDGER_FLUSH_INTERVAL ms) and evaluates MODELGATE_ALERT_RULES.
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import { resolve } from 'node:path';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { GatewayError } from '../core/errors.js';
+import { GatewayError, toGatewayError } from '../core/errors.js';
 import { formatCost, retryAfterSeconds } from '../core/respond.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { CatalogModel } from '../core/catalog.js';
@@ -21,11 +21,12 @@ import { consumedUsage } from '../core/consumed.js';
 import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
 import { MemoryBudget } from './cost/memory-budget.js';
 import { RedisBudget } from './cost/redis-budget.js';
-import { RedisUsage } from './cost/redis-usage.js';
-import { SqliteLedger } from './cost/sqlite-ledger.js';
+import { LedgerWriter } from './cost/ledger.js';
+import { SpendHistory } from './cost/spend-history.js';
+import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
 import type { Amounts, BudgetStore, Periods, ReserveResult } from './cost/budget-store.js';
-import type { UsageEntry, UsageStore } from './cost/usage-store.js';
+import type { LedgerRow } from './cost/ledger-row.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
 
 const settings = defineSettings({
@@ -56,10 +57,27 @@ const settings = defineSettings({
   },
   MODELGATE_UNPRICED_INPUT_PRICE: { type: 'number', default: 10, minimum: 0, description: 'USD per 1M prompt tokens billed for an allowed unpriced model (deliberately high).' },
   MODELGATE_UNPRICED_OUTPUT_PRICE: { type: 'number', default: 30, minimum: 0, description: 'USD per 1M completion tokens billed for an allowed unpriced model.' },
+  MODELGATE_LEDGER_FLUSH_INTERVAL: {
+    type: 'integer',
+    default: 1000,
+    minimum: 10,
+    maximum: 60_000,
+    description:
+      'ms between batched writes of ledger rows and usage rollups to the database. A crash loses at most this much of them (the Redis budget keeps counting them); after Redis loses its state, budgets are rebuilt once this much time has passed, so every replica has written its rows.',
+  },
+  MODELGATE_LEDGER_MAX_BACKLOG: {
+    type: 'integer',
+    default: 100_000,
+    minimum: 100,
+    description:
+      'Ledger rows a replica may hold unwritten while the database refuses writes (about 1 KB each). Past it, paid requests are refused (503) until the backlog is written: spend is never made that the ledger cannot record.',
+  },
 });
 
 /** How long boot waits for Redis before starting anyway (requests then get 503 until it answers). */
 const BOOT_WAIT_MS = 3000;
+/** Added to the flush interval before a rebuild reads the ledger: a batch being written when Redis was lost commits. */
+const SEED_MARGIN_MS = 500;
 
 type CostSettings = SettingsOf<typeof settings>;
 
@@ -115,17 +133,23 @@ export const costGuard: PluginModule<typeof settings> = {
     const limits: Amounts = { day: toNano(s.MODELGATE_DAILY_COST_LIMIT), week: toNano(s.MODELGATE_WEEKLY_COST_LIMIT), month: toNano(s.MODELGATE_MONTHLY_COST_LIMIT) };
     const unpriced: UnpricedPolicy = { allowed: s.MODELGATE_ALLOW_UNPRICED_MODELS, input: s.MODELGATE_UNPRICED_INPUT_PRICE / 1e6, output: s.MODELGATE_UNPRICED_OUTPUT_PRICE / 1e6 };
 
+    const store = deps.store();
+    const ledger = new LedgerWriter(store, logger, { flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL, maxBacklog: s.MODELGATE_LEDGER_MAX_BACKLOG });
+    const history = new SpendHistory(store);
+    const records = new BudgetRecords(store);
     let budget: BudgetStore;
-    let usage: UsageStore;
     if (values.MODELGATE_STORE === 'redis') {
+      if (store.engine === 'sqlite') {
+        logger.warn(
+          { database: store.location },
+          'MODELGATE_STORE=redis with the embedded SQLite database: replicas share budgets through Redis but each keeps its own ledger, so usage reports and budgets rebuilt after a Redis loss see only this replica. Set MODELGATE_DATABASE_URL to share one.',
+        );
+      }
       const redis = deps.redis();
       await waitUntilReady(redis, BOOT_WAIT_MS);
-      budget = new RedisBudget(redis, logger);
-      usage = new RedisUsage(redis, logger);
+      budget = new RedisBudget(redis, logger, { ledger, history, records, seedDelayMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL + SEED_MARGIN_MS });
     } else {
-      const ledger = new SqliteLedger(resolve(values.MODELGATE_DATA_DIR as string), logger);
-      budget = new MemoryBudget(ledger);
-      usage = ledger;
+      budget = await MemoryBudget.open(ledger, history, records);
     }
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
@@ -141,7 +165,8 @@ export const costGuard: PluginModule<typeof settings> = {
     (events as EventEmitter).on('newListener', (name: string | symbol, listener: (...args: unknown[]) => void) => {
       if (name === 'budget') queueMicrotask(() => last.forEach((event) => listener(event)));
     });
-    await budget.snapshot(currentPeriods()).then(
+    // Not awaited: a Redis that lost its state is rebuilt from the ledger first, which waits a flush interval.
+    const booted = budget.snapshot(currentPeriods()).then(
       (snapshot) => announce(snapshot.spent),
       (error: Error) => logger.warn({ err: error.message }, 'budget: store unavailable at boot'),
     );
@@ -153,6 +178,13 @@ export const costGuard: PluginModule<typeof settings> = {
         throw new GatewayError('model_unpriced', {
           param: 'model',
           message: `The gateway has no price for ${target.provider.name}/${target.model.id}, and unpriced models are not allowed.`,
+        });
+      }
+      if (!ledger.accepting) {
+        throw new GatewayError('store_unavailable', {
+          code: 'ledger_unavailable',
+          message: 'Spend ledger unavailable: the database has not accepted writes for a while',
+          headers: { 'retry-after': '5' },
         });
       }
       const usd = estimate(ctx, model);
@@ -200,22 +232,33 @@ export const costGuard: PluginModule<typeof settings> = {
       return callsBilledAtEstimate(ctx.outcome.failedAttempts, held.failuresFrom, held.target) * held.estimateUsd;
     }
 
-    function record(ctx: RequestContext, target: Target | undefined, entry: Pick<UsageEntry, 'requests' | 'promptTokens' | 'completionTokens' | 'costNano' | 'cacheHit' | 'savedNano'>): void {
-      usage.record({
-        at: Date.now(),
+    /** A ledger row of this request on `target` (a cache hit has none: its model is the one asked for). */
+    function row(ctx: RequestContext, at: number, target: Target | undefined, fields: Pick<LedgerRow, 'kind' | 'status' | 'errorCode' | 'costNano'> & Partial<LedgerRow>): LedgerRow {
+      return {
+        id: randomUUID(),
+        at,
+        requestId: ctx.id,
         tenant: ctx.principal!.tenant,
         keyId: ctx.principal!.keyId,
         provider: target?.provider.name ?? 'cache',
         model: target?.model.id ?? ctx.chat!.body.model,
-        ...entry,
-      });
+        cacheHit: false,
+        promptTokens: 0,
+        completionTokens: 0,
+        cachedTokens: 0,
+        savedNano: 0,
+        latencyMs: 0,
+        ttftMs: null,
+        epoch: null,
+        ...fields,
+      };
     }
 
-    /** Replaces `held`'s reservation by `nano`, then tells the metrics and the alert rules. */
-    async function settleBudget(held: Held, nano: number): Promise<void> {
-      const periods = currentPeriods();
+    /** Replaces `held`'s reservation by `nano` and records `rows`, then tells the metrics and the alert rules. */
+    async function settleBudget(held: Held, nano: number, at: number, rows: LedgerRow[]): Promise<void> {
+      const periods = currentPeriods(at);
       for (const id of held.extra) await budget.settle(id, 0, periods);
-      const spent = await budget.settle(held.id, nano, periods);
+      const spent = await budget.settle(held.id, nano, periods, rows);
       announce(spent);
       await alerts?.evaluate(periods, spent, limits);
     }
@@ -223,13 +266,15 @@ export const costGuard: PluginModule<typeof settings> = {
     /** A target the request moves on from gave no answer: only its cut-off calls are billed. */
     async function settleAbandoned(ctx: RequestContext, held: Held): Promise<void> {
       const nano = toNano(cutOffUsd(ctx, held));
+      const at = Date.now();
+      const last = ctx.outcome.failedAttempts.findLast((failure) => failure.target.provider.name === held.target.provider.name && failure.target.model.id === held.target.model.id);
       // Counted in the target's cost, not as a request of its own (the request is counted once).
-      if (nano > 0) record(ctx, held.target, { requests: 0, promptTokens: 0, completionTokens: 0, costNano: nano, cacheHit: false, savedNano: 0 });
-      await settleBudget(held, nano);
+      const rows = nano > 0 ? [row(ctx, at, held.target, { kind: 'failed_call', status: last?.upstreamStatus ?? 0, errorCode: last?.reason ?? null, costNano: nano })] : [];
+      await settleBudget(held, nano, at, rows);
     }
 
-    /** The request is over: bills the answer (if any) and the cut-off calls of the last target, and records usage. */
-    async function settle(ctx: RequestContext, held: Held | undefined): Promise<void> {
+    /** The request is over: bills the answer (if any) and the cut-off calls of the last target, and records it in the ledger. */
+    async function settle(ctx: RequestContext, held: Held | undefined, failure: unknown): Promise<void> {
       const hit = ctx.outcome.cache === 'HIT';
       if (!held && !hit) return;
       const answered = held ? bill(ctx, held.model) : 0;
@@ -239,20 +284,26 @@ export const costGuard: PluginModule<typeof settings> = {
       const nano = toNano(answered + (held ? cutOffUsd(ctx, held) : 0));
       // A cache hit costs nothing, but its tokens were served: usage counts them.
       const used = hit ? ctx.outcome.usage : consumedUsage(ctx);
-      record(ctx, ctx.outcome.target, {
-        requests: 1,
+      const at = Date.now();
+      const request = row(ctx, at, ctx.outcome.target, {
+        kind: 'request',
+        ...ending(ctx, failure),
+        cacheHit: hit,
         promptTokens: used?.prompt_tokens ?? 0,
         completionTokens: used?.completion_tokens ?? 0,
+        cachedTokens: used?.prompt_tokens_details?.cached_tokens ?? 0,
         costNano: nano,
-        cacheHit: hit,
         savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
+        latencyMs: performance.now() - ctx.startedAt,
+        ttftMs: ctx.outcome.ttftMs ?? null,
       });
-      if (held) await settleBudget(held, nano);
+      if (held) await settleBudget(held, nano, at, [request]);
+      else ledger.add([request]);
     }
 
     return {
       name: 'cost-guard',
-      routes: usageRoutes(budget, usage, limits),
+      routes: usageRoutes(budget, { ledger, history }, limits),
       step: {
         name: 'cost-guard',
         scope: 'chat',
@@ -266,18 +317,36 @@ export const costGuard: PluginModule<typeof settings> = {
             held = await reserve(ctx, target);
           });
           ctx.beforeRetry.push((target) => (held && held.target === target ? holdAnother(ctx, held) : undefined));
+          let failure: unknown;
           try {
             await next();
+          } catch (error) {
+            failure = error;
+            throw error;
           } finally {
-            // A Redis store keeps a failed settlement and retries it; nothing else to do here.
-            await settle(ctx, held).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
+            // A Redis store keeps a failed settlement and its rows and retries it; nothing else to do here.
+            await settle(ctx, held, failure).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
           }
         },
       },
       async close() {
+        await booted;
         await budget.close();
-        await usage.close();
+        // After the budget: settlements it kept hand their rows to the ledger as it closes.
+        await ledger.close();
       },
     };
   },
 };
+
+/** How the request ended, for the ledger: the status answered and, unless it was a complete answer, why. */
+function ending(ctx: RequestContext, failure: unknown): Pick<LedgerRow, 'status' | 'errorCode'> {
+  if (ctx.signal.aborted || ctx.outcome.interrupted === 'client_abort') return { status: 499, errorCode: 'client_closed' };
+  if (failure !== undefined) {
+    const error = toGatewayError(failure);
+    return { status: error.status, errorCode: error.code ?? error.kind };
+  }
+  const status = ctx.res.statusCode;
+  if (ctx.outcome.interrupted === 'upstream_error') return { status, errorCode: 'stream_failed' };
+  return { status, errorCode: status >= 400 ? `http_${status}` : null };
+}

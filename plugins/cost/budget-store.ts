@@ -1,7 +1,9 @@
 // Where budgets live: spend per period, the estimates reserved by requests in flight, which alert
-// thresholds have fired, and the pause. Two stores keep it: one process with its SQLite ledger
-// (memory-budget.ts) and Redis shared by replicas (redis-budget.ts). Amounts are nano-dollars.
+// thresholds have fired, and the pause. Two stores keep it: one process, in memory over the
+// database (memory-budget.ts), and Redis shared by replicas (redis-budget.ts). Both hand each
+// settlement's ledger rows to the ledger writer once the cost is counted. Amounts are nano-dollars.
 import type { Period, PeriodName } from './periods.js';
+import type { LedgerRow } from './ledger-row.js';
 
 export type Periods = Record<PeriodName, Period>;
 export type Amounts = Record<PeriodName, number>;
@@ -33,8 +35,12 @@ export interface BudgetStore {
    * else reserves `amount` under `id`.
    */
   reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult>;
-  /** Releases the reservation `id` (if any) and adds `actual` to every period. Returns spend after. */
-  settle(id: string, actual: number, periods: Periods): Promise<Amounts>;
+  /**
+   * Releases the reservation `id` (if any), adds `actual` to every period, and hands `rows` (whose
+   * costs make up `actual`) to the ledger. Returns spend after. A store that keeps a settlement to
+   * retry it keeps its rows with it: they reach the ledger once the cost is counted.
+   */
+  settle(id: string, actual: number, periods: Periods, rows?: LedgerRow[]): Promise<Amounts>;
   snapshot(periods: Periods): Promise<BudgetSnapshot>;
   /**
    * Marks the rule (`0.8:chat`) fired for the period and, given `pause`, pauses spending — in one

@@ -1,46 +1,60 @@
 // The embedded budget store: one process, so a check-and-reserve is atomic by construction (no
-// await between reading and writing). Spend is kept in memory, read from the SQLite ledger the
-// first time a period is seen (so totals survive a restart) and written back through its queue.
+// await between reading and writing). Spend is kept in memory, read from the ledger's daily
+// rollups the first time a period is seen (so totals survive a restart); settled rows go to the
+// ledger writer. Fired alert rules and the pause live in the database (budget-records.ts).
 import { PERIODS, type Period } from './periods.js';
 import type { Amounts, BudgetSnapshot, BudgetStore, PauseState, Periods, ReserveResult } from './budget-store.js';
-import type { SqliteLedger } from './sqlite-ledger.js';
+import type { LedgerRow } from './ledger-row.js';
+import type { LedgerWriter } from './ledger.js';
+import type { SpendHistory } from './spend-history.js';
+import type { BudgetRecords } from './budget-records.js';
 
-const PAUSE = 'pause';
+const periodId = (period: Period) => `${period.name}:${period.key}`;
 
 export class MemoryBudget implements BudgetStore {
   private readonly spent = new Map<string, number>();
+  private loading: Promise<void> | undefined;
   private readonly reservations = new Map<string, number>();
   private reserved = 0;
-  private paused: PauseState | undefined;
 
-  constructor(private readonly ledger: SqliteLedger) {
-    const saved = ledger.getState(PAUSE);
-    this.paused = saved ? (JSON.parse(saved) as PauseState) : undefined;
+  private constructor(
+    private readonly ledger: LedgerWriter,
+    private readonly history: SpendHistory,
+    private readonly records: BudgetRecords,
+    private paused: PauseState | undefined,
+  ) {}
+
+  static async open(ledger: LedgerWriter, history: SpendHistory, records: BudgetRecords): Promise<MemoryBudget> {
+    return new MemoryBudget(ledger, history, records, await records.pause());
   }
 
-  private spentIn(period: Period): number {
-    const id = `${period.name}:${period.key}`;
-    let nano = this.spent.get(id);
-    if (nano === undefined) {
-      nano = this.ledger.spendOf(id);
-      this.spent.set(id, nano);
+  /** Reads the spend of periods not seen yet from the ledger (once, however many requests ask at once). */
+  private async load(periods: Periods): Promise<void> {
+    while (PERIODS.some((name) => !this.spent.has(periodId(periods[name])))) {
+      this.loading ??= this.history
+        .periodSpend(periods)
+        .then((amounts) => {
+          // Periods that are over are not asked about again: their totals stay in the ledger only.
+          const current = new Set(PERIODS.map((name) => periodId(periods[name])));
+          for (const id of this.spent.keys()) if (!current.has(id)) this.spent.delete(id);
+          for (const name of PERIODS) if (!this.spent.has(periodId(periods[name]))) this.spent.set(periodId(periods[name]), amounts[name]);
+        })
+        .finally(() => (this.loading = undefined));
+      await this.loading;
     }
-    return nano;
   }
 
   private currentPause(now = Date.now()): PauseState | undefined {
-    if (this.paused && this.paused.until <= now) {
-      this.paused = undefined;
-      this.ledger.setState(PAUSE, undefined);
-    }
+    if (this.paused && this.paused.until <= now) this.paused = undefined;
     return this.paused;
   }
 
   async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
+    await this.load(periods);
     const pause = this.currentPause();
     if (pause) return { ok: false, reason: 'paused', pause };
     for (const name of PERIODS) {
-      const spent = this.spentIn(periods[name]);
+      const spent = this.spent.get(periodId(periods[name]))!;
       if (spent + this.reserved + amount > limits[name]) return { ok: false, reason: 'limit', period: name, spent, reserved: this.reserved };
     }
     this.reservations.set(id, amount);
@@ -48,25 +62,34 @@ export class MemoryBudget implements BudgetStore {
     return { ok: true };
   }
 
-  async settle(id: string, actual: number, periods: Periods): Promise<Amounts> {
+  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = []): Promise<Amounts> {
+    // Loaded before the rows are queued: a period read from the ledger must not already hold them.
+    // Should the database not answer, the rows are still queued and the reservation released.
+    const loaded = await this.load(periods).then(
+      () => undefined,
+      (error: Error) => error,
+    );
     const held = this.reservations.get(id);
     if (held !== undefined) {
       this.reservations.delete(id);
       this.reserved -= held;
     }
+    for (const row of rows) row.epoch = null;
+    this.ledger.add(rows);
+    if (loaded) throw loaded;
     const after = {} as Amounts;
     for (const name of PERIODS) {
-      const period = periods[name];
-      after[name] = this.spentIn(period) + actual;
-      this.spent.set(`${name}:${period.key}`, after[name]);
-      this.ledger.addSpend(`${name}:${period.key}`, actual);
+      const key = periodId(periods[name]);
+      after[name] = this.spent.get(key)! + actual;
+      this.spent.set(key, after[name]);
     }
     return after;
   }
 
   async snapshot(periods: Periods): Promise<BudgetSnapshot> {
+    await this.load(periods);
     const spent = {} as Amounts;
-    for (const name of PERIODS) spent[name] = this.spentIn(periods[name]);
+    for (const name of PERIODS) spent[name] = this.spent.get(periodId(periods[name]))!;
     return { spent, reserved: this.reserved, pause: this.currentPause() };
   }
 
@@ -74,7 +97,7 @@ export class MemoryBudget implements BudgetStore {
     // A pause never shortens one in force (a day's pause firing during a week's).
     const current = this.currentPause();
     const longer = pause && (!current || pause.until > current.until) ? pause : undefined;
-    const first = this.ledger.fireOnce(`${period.name}:${period.key}`, rule, longer && { name: PAUSE, value: JSON.stringify(longer) });
+    const first = await this.records.fire(periodId(period), rule, longer);
     if (first && longer) this.paused = longer;
     return first;
   }
@@ -82,12 +105,9 @@ export class MemoryBudget implements BudgetStore {
   async resume(): Promise<boolean> {
     const was = this.currentPause() !== undefined;
     this.paused = undefined;
-    this.ledger.setState(PAUSE, undefined);
+    await this.records.resume();
     return was;
   }
 
-  async close(): Promise<void> {
-    // Old periods' totals are dropped from memory; the ledger keeps them.
-    this.spent.clear();
-  }
+  async close(): Promise<void> {}
 }

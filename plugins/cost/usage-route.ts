@@ -1,6 +1,7 @@
 // GET /v1/usage: each budget period (day, ISO week, month) with its limit, spend, reservations in
 // flight, remaining budget, request and token counts and cost per provider/model; with `from`/`to`
-// (YYYY-MM-DD, UTC, inclusive) also totals, per model and per key for that range. A non-admin key
+// (YYYY-MM-DD, UTC, inclusive) also totals, per model and per key for that range. Counts come from
+// the ledger's daily rollups, spend from the budget store. A non-admin key
 // sees only its tenant's counts (budgets are the gateway's, so everyone sees those).
 // POST /v1/budget/resume (admin keys only) ends a pause before its period resets.
 import { GatewayError } from '../../core/errors.js';
@@ -10,7 +11,14 @@ import type { Route } from '../../core/pipeline.js';
 import { PERIODS, currentPeriods, dayKey, type PeriodName } from './periods.js';
 import { toUsd } from './pricing.js';
 import type { Amounts, BudgetStore } from './budget-store.js';
-import type { UsageRow, UsageStore } from './usage-store.js';
+import type { LedgerWriter } from './ledger.js';
+import type { SpendHistory, UsageRow } from './spend-history.js';
+
+/** Where usage is read from: the rollups, after this replica's queued rows are written (so a client sees its own requests). */
+export interface UsageSource {
+  ledger: Pick<LedgerWriter, 'flush'>;
+  history: Pick<SpendHistory, 'usage'>;
+}
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MAX_RANGE_DAYS = 400;
@@ -19,9 +27,11 @@ interface Totals {
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
   cost_usd: number;
   cache_hits: number;
   saved_usd: number;
+  errors: number;
 }
 
 function totals(rows: readonly UsageRow[]): Totals {
@@ -30,9 +40,11 @@ function totals(rows: readonly UsageRow[]): Totals {
     requests: sum((r) => r.requests),
     prompt_tokens: sum((r) => r.promptTokens),
     completion_tokens: sum((r) => r.completionTokens),
+    cached_tokens: sum((r) => r.cachedTokens),
     cost_usd: toUsd(sum((r) => r.costNano)),
     cache_hits: sum((r) => r.cacheHits),
     saved_usd: toUsd(sum((r) => r.savedNano)),
+    errors: sum((r) => r.errors),
   };
 }
 
@@ -71,7 +83,12 @@ function day(ctx: RequestContext, name: 'from' | 'to'): string | undefined {
   return value;
 }
 
-export function usageRoutes(budget: BudgetStore, usage: UsageStore, limits: Amounts): Route[] {
+export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Amounts): Route[] {
+  const query = async (ctx: RequestContext, from: string, to: string, tenant: string | undefined) => {
+    // A database that refuses writes still answers what it holds.
+    await source.ledger.flush().catch((error: Error) => ctx.log.warn({ err: error.message }, 'usage: queued ledger rows could not be written first'));
+    return source.history.usage(from, to, tenant);
+  };
   return [
     {
       method: 'GET',
@@ -84,7 +101,7 @@ export function usageRoutes(budget: BudgetStore, usage: UsageStore, limits: Amou
         const tenant = ctx.principal?.admin ? undefined : ctx.principal?.tenant;
         const today = dayKey(now);
         const earliest = dayKey(Math.min(periods.week.start, periods.month.start));
-        const [snapshot, recent] = await Promise.all([budget.snapshot(periods), usage.query(earliest, today, tenant)]);
+        const [snapshot, recent] = await Promise.all([budget.snapshot(periods), query(ctx, earliest, today, tenant)]);
         const budgets = {} as Record<PeriodName, unknown>;
         for (const name of PERIODS) {
           const period = periods[name];
@@ -112,7 +129,7 @@ export function usageRoutes(budget: BudgetStore, usage: UsageStore, limits: Amou
           if ((dayStart(end) - dayStart(start)) / DAY_MS + 1 > MAX_RANGE_DAYS) {
             throw new GatewayError('bad_request', { param: 'from', message: `Invalid value for 'from': a range covers at most ${MAX_RANGE_DAYS} days.` });
           }
-          const rows = await usage.query(start, end, tenant);
+          const rows = await query(ctx, start, end, tenant);
           range = { from: start, to: end, ...totals(rows), by_model: grouped(rows, byModel), by_key: grouped(rows, byKey) };
         }
         const pause = snapshot.pause;

@@ -2,14 +2,12 @@
 // taken as fired, so the next settlement fires it (pause and alert) instead of losing both for
 // the rest of the period.
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import { Alerts, parseRules } from '../../plugins/cost/alerts.js';
 import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
-import { SqliteLedger } from '../../plugins/cost/sqlite-ledger.js';
 import { currentPeriods, type Period } from '../../plugins/cost/periods.js';
+import { budgetParts, memoryBudget } from '../helpers/budget.js';
+import { ENGINES } from '../helpers/database.js';
 import { EventBus, type AlertEvent } from '../../core/events.js';
 import type { Amounts, BudgetStore, PauseState, Periods, ReserveResult } from '../../plugins/cost/budget-store.js';
 
@@ -41,9 +39,7 @@ class PauseFailsOnce implements BudgetStore {
 }
 
 t.test('a pause rule whose pause could not be written fires on the next settlement, pause and alert', async (t) => {
-  const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-alerts-')), pino({ level: 'silent' }));
-  t.teardown(() => ledger.close());
-  const store = new PauseFailsOnce(new MemoryBudget(ledger));
+  const store = new PauseFailsOnce(await memoryBudget(t));
   const events = new EventBus();
   const fired: AlertEvent[] = [];
   events.on('alert', (event) => fired.push(event));
@@ -67,31 +63,27 @@ t.test('a pause rule whose pause could not be written fires on the next settleme
   t.equal(fired.length, 2, 'and not again');
 });
 
-t.test('the embedded store marks a rule fired and pauses in one step, and only the first time', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'modelgate-alerts-'));
-  const ledger = new SqliteLedger(dir, pino({ level: 'silent' }));
-  const budget = new MemoryBudget(ledger);
-  const day = currentPeriods().day;
-  const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
-  t.equal(await budget.fireOnce(day, '0.9:pause', pause), true);
-  t.equal(await budget.resume(), true);
-  t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
-  t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
-  await ledger.close();
-});
+for (const engine of ENGINES) {
+  t.test(`the embedded store on ${engine} marks a rule fired and pauses in one step, and only the first time`, async (t) => {
+    const budget = await memoryBudget(t, await budgetParts(t, engine));
+    const day = currentPeriods().day;
+    const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+    t.equal(await budget.fireOnce(day, '0.9:pause', pause), true);
+    t.equal(await budget.resume(), true);
+    t.equal(await budget.fireOnce(day, '0.9:pause', pause), false, 'fired already');
+    t.equal((await budget.snapshot(currentPeriods())).pause, undefined, 'so the resume stands');
+  });
 
-t.test('the embedded store: a pause firing while a longer one holds does not shorten it, across a restart', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'modelgate-alerts-'));
-  const ledger = new SqliteLedger(dir, pino({ level: 'silent' }));
-  const budget = new MemoryBudget(ledger);
-  const { day, week } = currentPeriods();
-  const weekPause = { period: 'week', periodKey: week.key, threshold: 0.9, until: week.resetsAt + 1 } as const;
-  const dayPause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
-  t.equal(await budget.fireOnce(week, '0.9:pause', weekPause), true);
-  t.equal(await budget.fireOnce(day, '0.9:pause', dayPause), true, 'the day rule fires (once)');
-  t.same((await budget.snapshot(currentPeriods())).pause, weekPause, 'the week pause stands');
-  await ledger.close();
-  const reopened = new SqliteLedger(dir, pino({ level: 'silent' }));
-  t.teardown(() => reopened.close());
-  t.same((await new MemoryBudget(reopened).snapshot(currentPeriods())).pause, weekPause, 'and is what the ledger kept');
-});
+  t.test(`the embedded store on ${engine}: a pause firing while a longer one holds does not shorten it, across a restart`, async (t) => {
+    const parts = await budgetParts(t, engine);
+    const budget = await memoryBudget(t, parts);
+    const { day, week } = currentPeriods();
+    const weekPause = { period: 'week', periodKey: week.key, threshold: 0.9, until: week.resetsAt + 1 } as const;
+    const dayPause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
+    t.equal(await budget.fireOnce(week, '0.9:pause', weekPause), true);
+    t.equal(await budget.fireOnce(day, '0.9:pause', dayPause), true, 'the day rule fires (once)');
+    t.same((await budget.snapshot(currentPeriods())).pause, weekPause, 'the week pause stands');
+    const reopened = await MemoryBudget.open(parts.ledger, parts.history, parts.records);
+    t.same((await reopened.snapshot(currentPeriods())).pause, weekPause, 'and is what the database kept');
+  });
+}

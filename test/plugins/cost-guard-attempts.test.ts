@@ -82,6 +82,8 @@ async function request(r: Run, plan: Array<[Target, Call[]]>, leaveAfter?: numbe
     signal: client.signal,
     log: pino({ level: 'silent' }),
     responseHeaders: {},
+    res: { statusCode: 200 },
+    startedAt: performance.now(),
   } as unknown as RequestContext;
   await r.step.handle(ctx, async () => {
     for (const [i, [target, calls]] of plan.entries()) {

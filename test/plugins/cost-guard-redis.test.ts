@@ -12,9 +12,10 @@ import { startPrivateRedis } from '../helpers/private-redis.js';
 import { chatRequest, estimateOf, FIXTURE_COST, near, PRICE, testCatalog } from '../helpers/money.js';
 import type { AlertEvent } from '../../core/events.js';
 import { Redis } from 'ioredis';
-import { pino } from 'pino';
 import { RedisBudget } from '../../plugins/cost/redis-budget.js';
 import { currentPeriods } from '../../plugins/cost/periods.js';
+import { postgresEnv } from '../helpers/database.js';
+import { budgetParts, redisBudget } from '../helpers/budget.js';
 
 let upstream: FakeProvider;
 const catalog = testCatalog();
@@ -31,26 +32,33 @@ t.beforeEach(() => {
   upstream.fallback = openAIResponder();
 });
 
-/** Two instances on one Redis prefix of their own. */
+/** Two instances on one Redis prefix and one PostgreSQL schema of their own. */
 async function pair(t: Test, env: Record<string, string> = {}): Promise<[TestGateway, TestGateway]> {
   const prefix = testPrefix();
   prefixes.push(prefix);
   // A patient command timeout: the shared Redis may be slow on a busy machine.
-  const shared = { ...PROTOCOL_ONLY, ...redisEnv(prefix), REDIS_COMMAND_TIMEOUT: '5000', MODELGATE_STORE: 'redis', OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: catalog, ...env };
+  const shared = {
+    ...PROTOCOL_ONLY,
+    ...redisEnv(prefix),
+    ...postgresEnv(),
+    REDIS_COMMAND_TIMEOUT: '5000',
+    MODELGATE_STORE: 'redis',
+    MODELGATE_LEDGER_FLUSH_INTERVAL: '100',
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: catalog,
+    ...env,
+  };
   return startPair(t, shared);
 }
 
-/** The Redis budget store on its own, under a prefix of its own. */
-function budgetStore(t: Test): RedisBudget {
+/** The Redis budget store on its own, under a prefix of its own, over an SQLite ledger. */
+async function budgetStore(t: Test): Promise<RedisBudget> {
   const prefix = testPrefix();
   prefixes.push(prefix);
   const redis = new Redis({ host: REDIS_HOST, port: REDIS_PORT, keyPrefix: prefix });
-  const budget = new RedisBudget(redis, pino({ level: 'silent' }));
-  t.teardown(async () => {
-    await budget.close();
-    redis.disconnect();
-  });
-  return budget;
+  t.teardown(() => redis.disconnect());
+  return redisBudget(t, redis, await budgetParts(t));
 }
 
 const send = (gateway: TestGateway, body: object) => call(gateway.url, '/chat/completions', { body: JSON.stringify(body) });
@@ -234,7 +242,7 @@ t.test('a reservation whose command timed out (the client got 503) is released o
 });
 
 t.test('the store: a settlement sent twice counts once, and a reservation that arrives after its release is refused', async (t) => {
-  const budget = budgetStore(t);
+  const budget = await budgetStore(t);
   const periods = currentPeriods();
   const limits = { day: 1e9, week: 1e9, month: 1e9 };
   t.same(await budget.reserve('r1', 500, periods, limits), { ok: true });
@@ -250,7 +258,7 @@ t.test('the store: a settlement sent twice counts once, and a reservation that a
 });
 
 t.test('the store: a pause rule is marked fired and pauses in one script, the first time only', async (t) => {
-  const budget = budgetStore(t);
+  const budget = await budgetStore(t);
   const day = currentPeriods().day;
   const pause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;
   t.equal(await budget.fireOnce(day, '0.5:email'), true);
@@ -263,7 +271,7 @@ t.test('the store: a pause rule is marked fired and pauses in one script, the fi
 });
 
 t.test('the store: a pause firing while a longer one holds does not shorten it', async (t) => {
-  const budget = budgetStore(t);
+  const budget = await budgetStore(t);
   const { day, week } = currentPeriods();
   const weekPause = { period: 'week', periodKey: week.key, threshold: 0.9, until: week.resetsAt + 1 } as const;
   const dayPause = { period: 'day', periodKey: day.key, threshold: 0.9, until: day.resetsAt } as const;

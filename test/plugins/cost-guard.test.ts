@@ -15,8 +15,7 @@ import { estimatePromptTokens, estimateTextTokens } from '../../core/tokens.js';
 import type { AlertEvent, BudgetEvent } from '../../core/events.js';
 import type { RequestContext } from '../../core/context.js';
 import { pino } from 'pino';
-import { SqliteLedger } from '../../plugins/cost/sqlite-ledger.js';
-import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
+import { budgetParts, memoryBudget } from '../helpers/budget.js';
 import { usageRoutes } from '../../plugins/cost/usage-route.js';
 import { currentPeriods } from '../../plugins/cost/periods.js';
 
@@ -292,12 +291,11 @@ t.test('GET /v1/usage reports each budget, counts and cost per model, and filter
 });
 
 t.test('only an admin key may resume spending (the bootstrap key is the only key yet, so the route is driven directly)', async (t) => {
-  const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-admin-')), pino({ level: 'silent' }));
-  t.teardown(() => ledger.close());
-  const budget = new MemoryBudget(ledger);
+  const parts = await budgetParts(t);
+  const budget = await memoryBudget(t, parts);
   const day = currentPeriods().day;
   await budget.fireOnce(day, '1:pause', { period: 'day', periodKey: day.key, threshold: 1, until: day.resetsAt });
-  const resume = usageRoutes(budget, ledger, { day: 1, week: 1, month: 1 }).find((route) => route.path === '/v1/budget/resume')!;
+  const resume = usageRoutes(budget, parts, { day: 1, week: 1, month: 1 }).find((route) => route.path === '/v1/budget/resume')!;
   const ctx = { principal: { keyId: 'k1', tenant: 't1', admin: false }, log: pino({ level: 'silent' }) } as unknown as RequestContext;
   const refused = await resume.handle(ctx).then(
     () => undefined,

@@ -1,30 +1,24 @@
 // GET /v1/usage's date filters: an impossible date is refused, and a range is measured by arithmetic
-// before the store is asked for it (the Redis store lists every day of a range: 0001-01-01..
-// 9999-12-31 would cost a second of CPU).
+// before the database is asked for it (a range of 0001-01-01..9999-12-31 is refused unread).
 import t from 'tap';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
-import { SqliteLedger } from '../../plugins/cost/sqlite-ledger.js';
-import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
-import { usageRoutes } from '../../plugins/cost/usage-route.js';
-import type { UsageStore } from '../../plugins/cost/usage-store.js';
+import { usageRoutes, type UsageSource } from '../../plugins/cost/usage-route.js';
 import type { RequestContext } from '../../core/context.js';
+import { budgetParts, memoryBudget } from '../helpers/budget.js';
 
-const ledger = new SqliteLedger(mkdtempSync(join(tmpdir(), 'modelgate-usage-route-')), pino({ level: 'silent' }));
-t.teardown(() => ledger.close());
-/** The ranges the route asked the store for: a refused range must never reach it (the Redis store lists its days). */
+const parts = await budgetParts(t);
+/** The ranges the route asked the database for: a refused range must never reach it. */
 const queried: Array<[string, string]> = [];
-const watched: UsageStore = {
-  record: (entry) => ledger.record(entry),
-  query: (from, to, tenant) => {
-    queried.push([from, to]);
-    return ledger.query(from, to, tenant);
+const watched: UsageSource = {
+  ledger: parts.ledger,
+  history: {
+    usage: (from, to, tenant) => {
+      queried.push([from, to]);
+      return parts.history.usage(from, to, tenant);
+    },
   },
-  close: () => ledger.close(),
 };
-const route = usageRoutes(new MemoryBudget(ledger), watched, { day: 1e9, week: 1e9, month: 1e9 }).find((r) => r.path === '/v1/usage')!;
+const route = usageRoutes(await memoryBudget(t, parts), watched, { day: 1e9, week: 1e9, month: 1e9 }).find((r) => r.path === '/v1/usage')!;
 
 /** Runs GET /v1/usage?<query> as an admin; resolves with the error it refused with, if any. */
 async function refusal(query: string): Promise<{ status?: number; param?: string | null; message?: string } | undefined> {

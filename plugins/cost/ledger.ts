@@ -1,0 +1,152 @@
+// The ledger writer: rows are queued in memory (the request path never waits on the database) and
+// written in batches, every MODELGATE_LEDGER_FLUSH_INTERVAL ms and on close. One transaction per
+// batch inserts the rows (multi-row INSERT … ON CONFLICT DO NOTHING RETURNING id) and adds exactly
+// the rows it inserted to the hourly and daily rollups (upserts in primary-key order). A batch that
+// fails stays queued and is retried with backoff; a retry of a batch that did commit inserts
+// nothing and adds nothing, so nothing is counted twice. A crash loses what is queued: at most one
+// flush interval of rows while the database answers (docs/storage.md measures it).
+import type { Logger } from 'pino';
+import type { Transaction } from 'kysely';
+import type { Store } from '../../core/store/database.js';
+import type { RollupTableName, Tables } from '../../core/store/schema.js';
+import { ensurePartitions } from '../../core/store/partitions.js';
+import { toRecord, type LedgerRow } from './ledger-row.js';
+import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, rollUp } from './rollups.js';
+
+/** Rows per transaction, and per INSERT statement (20 columns each: well under both engines' bind limits). */
+const BATCH_ROWS = 2000;
+const STATEMENT_ROWS = 500;
+const MAX_BACKOFF_MS = 30_000;
+
+export interface LedgerOptions {
+  flushMs: number;
+  /** Rows that may wait unwritten; past it `accepting` turns false and the cost guard refuses paid requests. */
+  maxBacklog: number;
+}
+
+export class LedgerWriter {
+  private queue: LedgerRow[] = [];
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failures = 0;
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly logger: Logger,
+    private readonly options: LedgerOptions,
+  ) {
+    this.schedule(options.flushMs);
+  }
+
+  /** Rows queued and not yet written. */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
+  /** False while the backlog is full: the database has not taken writes for a while. */
+  get accepting(): boolean {
+    return this.queue.length < this.options.maxBacklog;
+  }
+
+  add(rows: readonly LedgerRow[]): void {
+    for (const row of rows) this.queue.push(row);
+  }
+
+  /** Writes every row queued when it is called (a flush already running is waited for first). */
+  async flush(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    if (this.queue.length === 0) return;
+    this.flushing = this.writeAll().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async writeAll(): Promise<void> {
+    const target = this.queue.length;
+    let written = 0;
+    while (written < target && this.queue.length > 0) {
+      const batch = this.queue.slice(0, BATCH_ROWS);
+      await this.write(batch);
+      // Rows added while the batch was written sit behind it: only the batch leaves the queue.
+      this.queue = this.queue.slice(batch.length);
+      written += batch.length;
+    }
+  }
+
+  private async write(batch: readonly LedgerRow[]): Promise<void> {
+    const records = batch.map(toRecord);
+    try {
+      await this.transaction(records);
+    } catch (error) {
+      // PostgreSQL: a row whose month has no partition (a clock far off, a sweeper that has not run).
+      if (this.store.engine !== 'postgres' || (error as { code?: string }).code !== '23514') throw error;
+      const times = records.map((record) => record.at);
+      await ensurePartitions(this.store.db, Math.min(...times), Math.max(...times));
+      await this.transaction(records);
+    }
+  }
+
+  private transaction(records: ReturnType<typeof toRecord>[]): Promise<void> {
+    return this.store.db.transaction().execute(async (trx) => {
+      const inserted = new Set<string>();
+      for (let i = 0; i < records.length; i += STATEMENT_ROWS) {
+        const rows = await trx
+          .insertInto('ledger')
+          .values(records.slice(i, i + STATEMENT_ROWS))
+          .onConflict((conflict) => conflict.columns(['at', 'id']).doNothing())
+          .returning('id')
+          .execute();
+        for (const row of rows) inserted.add(row.id);
+      }
+      const fresh = records.filter((record) => inserted.has(record.id));
+      if (fresh.length === 0) return;
+      await upsert(trx, 'usage_hourly', rollUp(fresh, HOUR_MS));
+      await upsert(trx, 'usage_daily', rollUp(fresh, DAY_MS));
+    });
+  }
+
+  private schedule(ms: number): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => void this.tick(), ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      await this.flush();
+      if (this.failures > 0) this.logger.info({ failures: this.failures }, 'ledger: the database takes writes again; the backlog is written');
+      this.failures = 0;
+    } catch (error) {
+      this.failures++;
+      // Once per streak at warn, then every tenth failure: a database that is away for an hour does not flood the log.
+      if (this.failures === 1 || this.failures % 10 === 0) {
+        this.logger.warn({ err: (error as Error).message, backlog: this.queue.length, failures: this.failures }, 'ledger: writing a batch failed; kept and retried');
+      }
+    }
+    this.schedule(this.failures === 0 ? this.options.flushMs : Math.min(MAX_BACKOFF_MS, this.options.flushMs * 2 ** Math.min(this.failures, 10)));
+  }
+
+  /** Stops the timer and writes what is queued; rows that still cannot be written are reported, not hidden. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    try {
+      await this.flush();
+    } catch (error) {
+      const nano = this.queue.reduce((sum, row) => sum + row.costNano, 0);
+      this.logger.error({ err: (error as Error).message, rows: this.queue.length, usd: nano / 1e9 }, 'ledger: rows never written to the database');
+    }
+  }
+}
+
+async function upsert(trx: Transaction<Tables>, table: RollupTableName, deltas: ReturnType<typeof rollUp>): Promise<void> {
+  for (let i = 0; i < deltas.length; i += STATEMENT_ROWS) {
+    await trx
+      .insertInto(table)
+      .values(deltas.slice(i, i + STATEMENT_ROWS))
+      .onConflict((conflict) =>
+        conflict.columns([...KEY_COLUMNS]).doUpdateSet((eb) => Object.fromEntries(SUM_COLUMNS.map((column) => [column, eb(eb.ref(`${table}.${column}`), '+', eb.ref(`excluded.${column}`))])) as never),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,76 @@
+// Usage rollups: ledger rows summed per bucket (hour or UTC day), tenant, key, provider, model and
+// status — requests, errors, cache hits, tokens in/out/cached, cost, what the cache saved, latency
+// (a sum and a histogram) and time to first token. Deltas come out sorted in the primary key's
+// order, so replicas upserting the same rows lock them in the same order and never deadlock.
+import type { LedgerTable, RollupTable } from '../../core/store/schema.js';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+/** Upper bounds (ms) of the latency histogram's buckets; the last column holds everything above. */
+export const LATENCY_BOUNDS = [100, 250, 500, 1000, 2500, 5000, 10_000, 30_000, 60_000] as const;
+export const LATENCY_COLUMNS = [...LATENCY_BOUNDS.map((bound, i) => `lat_${i === 0 ? 0 : LATENCY_BOUNDS[i - 1]}_${bound}`), `lat_${LATENCY_BOUNDS.at(-1)}_inf`] as Array<keyof RollupTable>;
+
+export const KEY_COLUMNS = ['bucket', 'tenant', 'key_id', 'provider', 'model', 'status'] as const;
+export const SUM_COLUMNS = [
+  'requests',
+  'errors',
+  'cache_hits',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cost_nano',
+  'saved_nano',
+  'latency_ms_sum',
+  'ttft_ms_sum',
+  'ttft_count',
+  ...LATENCY_COLUMNS,
+] as Array<keyof RollupTable>;
+
+function latencyColumn(ms: number): keyof RollupTable {
+  const index = LATENCY_BOUNDS.findIndex((bound) => ms <= bound);
+  return LATENCY_COLUMNS[index === -1 ? LATENCY_COLUMNS.length - 1 : index]!;
+}
+
+function empty(record: LedgerTable, bucket: number): RollupTable {
+  const row = { bucket, tenant: record.tenant, key_id: record.key_id, provider: record.provider, model: record.model, status: record.status } as RollupTable;
+  for (const column of SUM_COLUMNS) (row[column] as number) = 0;
+  return row;
+}
+
+/** The rollup deltas of `records` for buckets of `size` ms, in primary-key order. */
+export function rollUp(records: readonly LedgerTable[], size: number): RollupTable[] {
+  const deltas = new Map<string, RollupTable>();
+  for (const record of records) {
+    const bucket = record.at - (record.at % size);
+    const id = `${bucket}\u0000${record.tenant}\u0000${record.key_id}\u0000${record.provider}\u0000${record.model}\u0000${record.status}`;
+    let row = deltas.get(id);
+    if (!row) deltas.set(id, (row = empty(record, bucket)));
+    row.cost_nano += record.cost_nano;
+    row.prompt_tokens += record.prompt_tokens;
+    row.completion_tokens += record.completion_tokens;
+    row.cached_tokens += record.cached_tokens;
+    // A failed call a provider bills adds its cost to its model; only requests are counted as such.
+    if (record.kind !== 'request') continue;
+    row.requests += 1;
+    if (record.error_code !== null) row.errors += 1;
+    if (record.cache_hit) row.cache_hits += 1;
+    row.saved_nano += record.saved_nano;
+    row.latency_ms_sum += record.latency_ms;
+    (row[latencyColumn(record.latency_ms)] as number) += 1;
+    if (record.ttft_ms !== null) {
+      row.ttft_ms_sum += record.ttft_ms;
+      row.ttft_count += 1;
+    }
+  }
+  return [...deltas.values()].sort(byKey);
+}
+
+function byKey(a: RollupTable, b: RollupTable): number {
+  for (const column of KEY_COLUMNS) {
+    const x = a[column];
+    const y = b[column];
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}

@@ -1,0 +1,120 @@
+// Reads what the ledger wrote: spend per budget period (to rebuild budgets after a restart, or after
+// Redis lost them) and usage per day for GET /v1/usage. Both read the daily rollups, which are
+// written in the same transaction as the ledger rows they sum: never a scan of raw rows, except the
+// few rows counted in the current Redis epoch, subtracted when Redis is reseeded.
+import { sql } from 'kysely';
+import type { Store } from '../../core/store/database.js';
+import { PERIODS } from './periods.js';
+import type { Amounts, Periods } from './budget-store.js';
+
+export interface UsageRow {
+  day: string;
+  tenant: string;
+  keyId: string;
+  provider: string;
+  model: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  costNano: number;
+  cacheHits: number;
+  savedNano: number;
+  errors: number;
+}
+
+const DAY_MS = 86_400_000;
+
+export class SpendHistory {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * What the ledger holds for each period. With `epoch`, minus the rows counted in that Redis epoch
+   * (settled at or after `since`, epoch ms, allowing for clocks a little apart): what Redis must add
+   * to what it already counted. Read in one snapshot, so the rows and the rollups agree.
+   */
+  async periodSpend(periods: Periods, epoch?: { id: string; since: number }): Promise<Amounts> {
+    return this.snapshot(async (db) => {
+      const spent = {} as Amounts;
+      for (const name of PERIODS) {
+        const period = periods[name];
+        const row = await db
+          .selectFrom('usage_daily')
+          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('cost_nano'), eb.lit(0)).as('nano'))
+          .where('bucket', '>=', period.start)
+          .where('bucket', '<', period.resetsAt)
+          .executeTakeFirstOrThrow();
+        spent[name] = Number(row.nano);
+      }
+      if (epoch) {
+        const rows = await db
+          .selectFrom('ledger')
+          .select(['at', 'cost_nano'])
+          .where('at', '>=', epoch.since)
+          .where('budget_epoch', '=', epoch.id)
+          .execute();
+        for (const row of rows) for (const name of PERIODS) if (row.at >= periods[name].start && row.at < periods[name].resetsAt) spent[name] -= row.cost_nano;
+      }
+      return spent;
+    });
+  }
+
+  /** Usage per UTC day `from`..`to` (`YYYY-MM-DD`, inclusive), tenant, key, provider and model; of one tenant if given. */
+  async usage(from: string, to: string, tenant?: string): Promise<UsageRow[]> {
+    let query = this.store.db
+      .selectFrom('usage_daily')
+      .select((eb) => [
+        'bucket',
+        'tenant',
+        'key_id',
+        'provider',
+        'model',
+        eb.fn.sum<number>('requests').as('requests'),
+        eb.fn.sum<number>('prompt_tokens').as('prompt_tokens'),
+        eb.fn.sum<number>('completion_tokens').as('completion_tokens'),
+        eb.fn.sum<number>('cached_tokens').as('cached_tokens'),
+        eb.fn.sum<number>('cost_nano').as('cost_nano'),
+        eb.fn.sum<number>('cache_hits').as('cache_hits'),
+        eb.fn.sum<number>('saved_nano').as('saved_nano'),
+        eb.fn.sum<number>('errors').as('errors'),
+      ])
+      .where('bucket', '>=', Date.parse(`${from}T00:00:00Z`))
+      .where('bucket', '<', Date.parse(`${to}T00:00:00Z`) + DAY_MS);
+    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
+    const rows = await query.groupBy(['bucket', 'tenant', 'key_id', 'provider', 'model']).orderBy('bucket').execute();
+    return rows.map((row) => ({
+      day: new Date(Number(row.bucket)).toISOString().slice(0, 10),
+      tenant: row.tenant,
+      keyId: row.key_id,
+      provider: row.provider,
+      model: row.model,
+      requests: Number(row.requests),
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      cachedTokens: Number(row.cached_tokens),
+      costNano: Number(row.cost_nano),
+      cacheHits: Number(row.cache_hits),
+      savedNano: Number(row.saved_nano),
+      errors: Number(row.errors),
+    }));
+  }
+
+  /** Runs `read` in one consistent snapshot of the database. */
+  private snapshot<T>(read: (db: Store['db']) => Promise<T>): Promise<T> {
+    if (this.store.engine === 'sqlite') {
+      // One connection, one writer: a transaction is a snapshot.
+      return this.store.db.transaction().execute(read);
+    }
+    return this.store.db.connection().execute(async (db) => {
+      await sql`begin isolation level repeatable read read only`.execute(db);
+      try {
+        const result = await read(db);
+        await sql`commit`.execute(db);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(db).catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+}
