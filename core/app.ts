@@ -15,6 +15,7 @@ import { storeSettings, type StoreSettings } from './store/settings.js';
 import { openStore, type Store } from './store/database.js';
 import { migrate } from './store/migrate.js';
 import { MIGRATIONS } from './store/migrations/index.js';
+import { RetentionSweeper } from './store/retention.js';
 import { Forwarder } from './proxy.js';
 import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
@@ -65,6 +66,8 @@ export interface App {
   providers: ReadonlyMap<string, Provider>;
   plugins: readonly Plugin[];
   deps: PluginDeps;
+  /** Removes ledger rows and rollups past their retention, in the background (started by listen()). */
+  sweeper: RetentionSweeper;
   /** Starts listening; resolves with the base URL clients use (MODELGATE_BASE_URL, else the local …/v1). */
   listen(): Promise<string>;
   /** Graceful stop: in-flight requests finish (bounded), then plugins and connections close. */
@@ -110,6 +113,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     throw error;
   }
   logger.info({ engine: store.engine, database: store.location }, 'database ready');
+  const sweeper = new RetentionSweeper(store, values as StoreSettings, logger);
 
   const forwarder = new Forwarder();
   let redis: Redis | undefined;
@@ -183,8 +187,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     providers,
     plugins,
     deps,
+    sweeper,
     async listen() {
       const address = await server.listen();
+      sweeper.start();
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
       const url = `http://${local}:${address.port}/v1`;
@@ -199,6 +205,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       for (const plugin of [...plugins].reverse()) await plugin.close?.();
       forwarder.close();
       if (redis) redis.disconnect();
+      await sweeper.close();
       await store.close();
       logger.flush?.();
     },

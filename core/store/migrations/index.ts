@@ -4,5 +4,6 @@
 import type { Migration } from '../migrate.js';
 import { ledger } from './0001_ledger.js';
 import { budgetState } from './0002_budget_state.js';
+import { leases } from './0003_leases.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases];
