@@ -10,13 +10,14 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { StoreError, type Engine, type Store } from './database.js';
+import { StoreError, type Store } from './database.js';
 import type { Tables } from './schema.js';
 
 export interface Migration {
   /** `0001_ledger`: the order is the list's, the name is the identity recorded when applied. */
   name: string;
-  up(db: Kysely<any>, engine: Engine): Promise<void>;
+  /** Runs inside the migration's transaction, on `db`; `store` says which engine and where. */
+  up(db: Kysely<any>, store: Pick<Store, 'engine' | 'location'>): Promise<void>;
 }
 
 export class MigrationError extends Error {
@@ -61,7 +62,7 @@ export async function migrate(store: Store, migrations: readonly Migration[], lo
         .addColumn('applied_at', 'bigint', (c) => c.notNull())
         .execute();
       for (const migration of migrations) {
-        if (await applyOne(db as Kysely<Tables>, store.engine, migration)) {
+        if (await applyOne(db as Kysely<Tables>, store, migration)) {
           applied.push(migration.name);
           logger?.info({ migration: migration.name }, 'database: migration applied');
         }
@@ -86,15 +87,15 @@ export async function migrate(store: Store, migrations: readonly Migration[], lo
 }
 
 /** Runs `migration` in a transaction of its own unless it is recorded; true if it ran. */
-async function applyOne(db: Kysely<Tables>, engine: Engine, migration: Migration): Promise<boolean> {
-  await sql.raw(engine === 'sqlite' ? 'begin immediate' : 'begin').execute(db);
+async function applyOne(db: Kysely<Tables>, store: Store, migration: Migration): Promise<boolean> {
+  await sql.raw(store.engine === 'sqlite' ? 'begin immediate' : 'begin').execute(db);
   try {
     const done = await db.selectFrom('modelgate_migrations').select('name').where('name', '=', migration.name).executeTakeFirst();
     if (done) {
       await sql`commit`.execute(db);
       return false;
     }
-    await migration.up(db, engine);
+    await migration.up(db, store);
     await db.insertInto('modelgate_migrations').values({ name: migration.name, applied_at: Date.now() }).execute();
     await sql`commit`.execute(db);
     return true;

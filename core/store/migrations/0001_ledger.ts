@@ -25,7 +25,7 @@ async function createRollup(db: Kysely<any>, name: string): Promise<void> {
 
 export const ledger: Migration = {
   name: '0001_ledger',
-  async up(db, engine) {
+  async up(db, store) {
     const table = db.schema
       .createTable('ledger')
       .addColumn('at', 'bigint', (c) => c.notNull())
@@ -48,7 +48,7 @@ export const ledger: Migration = {
       .addColumn('ttft_ms', 'integer')
       .addColumn('budget_epoch', 'text')
       .addPrimaryKeyConstraint('ledger_pk', ['at', 'id']);
-    if (engine === 'postgres') {
+    if (store.engine === 'postgres') {
       await table.modifyEnd(sql`partition by range (at)`).execute();
       const now = Date.now();
       await ensurePartitions(db, monthStart(now, -1), monthStart(now, 2));

@@ -5,5 +5,6 @@ import type { Migration } from '../migrate.js';
 import { ledger } from './0001_ledger.js';
 import { budgetState } from './0002_budget_state.js';
 import { leases } from './0003_leases.js';
+import { importV0Ledger } from './0004_import_v0_ledger.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger];
