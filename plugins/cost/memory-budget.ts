@@ -28,9 +28,13 @@ export class MemoryBudget implements BudgetStore {
     return new MemoryBudget(ledger, history, records, await records.pause());
   }
 
+  private loaded(periods: Periods): boolean {
+    return PERIODS.every((name) => this.spent.has(periodId(periods[name])));
+  }
+
   /** Reads the spend of periods not seen yet from the ledger (once, however many requests ask at once). */
   private async load(periods: Periods): Promise<void> {
-    while (PERIODS.some((name) => !this.spent.has(periodId(periods[name])))) {
+    while (!this.loaded(periods)) {
       this.loading ??= this.history
         .periodSpend(periods)
         .then((amounts) => {
@@ -50,7 +54,7 @@ export class MemoryBudget implements BudgetStore {
   }
 
   async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
-    await this.load(periods);
+    if (!this.loaded(periods)) await this.load(periods);
     const pause = this.currentPause();
     if (pause) return { ok: false, reason: 'paused', pause };
     for (const name of PERIODS) {
