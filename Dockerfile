@@ -4,6 +4,8 @@ WORKDIR /app
 # better-sqlite3 compiles its native addon when no prebuilt binary matches.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json .npmrc ./
+COPY scripts/build.mjs scripts/build-stamp.mjs scripts/
+# `prepare` finds no sources yet and skips the build (it runs below, once they are copied).
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY core core
@@ -24,6 +26,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist dist
+COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/
 COPY config config
 COPY demo/catalog.json demo/catalog.json
 RUN mkdir -p /data && chown node:node /data
@@ -32,4 +35,5 @@ VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MODELGATE_PORT || 3000) + '/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/core/main.js"]
+# What `npm start` runs: the launcher checks that dist/ is a whole build, then runs it (no compiler here).
+CMD ["node", "scripts/launch.mjs", "server"]
