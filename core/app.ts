@@ -1,8 +1,8 @@
 // Where the app is assembled — the only place that names plugins and providers. PIPELINE is the
 // request path, in order; PROVIDERS the adapters. createApp validates every setting at boot,
 // builds the plugins and returns a server ready to listen.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger, DestinationStream } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
@@ -113,6 +113,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     throw error;
   }
   logger.info({ engine: store.engine, database: store.location }, 'database ready');
+  if (store.engine === 'postgres' && existsSync(join(resolve(values.MODELGATE_DATA_DIR as string), 'ledger.db'))) {
+    // 0.1's embedded ledger is imported into SQLite only (migration 0004): moving to PostgreSQL at the same upgrade leaves it behind.
+    logger.warn({ file: join(resolve(values.MODELGATE_DATA_DIR as string), 'ledger.db') }, "a 0.1 ledger.db is in the data directory; it is imported only into the embedded SQLite database, so its spend history is not in PostgreSQL");
+  }
   const sweeper = new RetentionSweeper(store, values as StoreSettings, logger);
 
   const forwarder = new Forwarder();

@@ -42,40 +42,10 @@ function lockKey(schema: string): bigint {
 }
 
 export async function migrate(store: Store, migrations: readonly Migration[], logger?: Logger): Promise<MigrationReport> {
-  const applied: string[] = [];
-  let recorded: string[] = [];
-  await store.db
-    .connection()
-    .execute(async (db) => {
-    const postgres = store.engine === 'postgres';
-    if (postgres) {
-      // A migration may rightly take longer than the pool's statement timeout (an index build).
-      await sql`set statement_timeout = 0`.execute(db);
-      await sql`select pg_advisory_lock(${lockKey(store.schema)})`.execute(db);
-    }
-    try {
-      if (postgres) await sql`create schema if not exists ${sql.id(store.schema)}`.execute(db);
-      await db.schema
-        .createTable('modelgate_migrations')
-        .ifNotExists()
-        .addColumn('name', 'text', (c) => c.primaryKey())
-        .addColumn('applied_at', 'bigint', (c) => c.notNull())
-        .execute();
-      for (const migration of migrations) {
-        if (await applyOne(db as Kysely<Tables>, store, migration)) {
-          applied.push(migration.name);
-          logger?.info({ migration: migration.name }, 'database: migration applied');
-        }
-      }
-      recorded = (await db.selectFrom('modelgate_migrations').select('name').execute()).map((row) => row.name);
-    } finally {
-      if (postgres) {
-        // A broken connection releases the lock itself; its error is not the one to report.
-        await sql`select pg_advisory_unlock(${lockKey(store.schema)})`.execute(db).catch(() => undefined);
-        await sql`reset statement_timeout`.execute(db).catch(() => undefined);
-      }
-    }
-  })
+  // A connection of its own, without timeouts: it may queue on the lock behind another replica's
+  // migrations, and a migration may rightly run long (an index build).
+  const { applied, recorded } = await store
+    .session((db) => migrateOn(db, store, migrations, logger))
     .catch((error: unknown) => {
       if (error instanceof MigrationError) throw error;
       throw new StoreError(`preparing the database at ${store.location} for migrations failed: ${(error as Error).message}`);
@@ -86,16 +56,79 @@ export async function migrate(store: Store, migrations: readonly Migration[], lo
   return { applied, unknown };
 }
 
-/** Runs `migration` in a transaction of its own unless it is recorded; true if it ran. */
+async function migrateOn(db: Kysely<Tables>, store: Store, migrations: readonly Migration[], logger?: Logger): Promise<{ applied: string[]; recorded: string[] }> {
+  const postgres = store.engine === 'postgres';
+  const applied: string[] = [];
+  if (postgres) await sql`select pg_advisory_lock(${lockKey(store.schema)})`.execute(db);
+  try {
+    // Created only when missing: a schema a DBA made needs no CREATE right on the database.
+    if (postgres && !(await schemaExists(db, store.schema))) await sql`create schema if not exists ${sql.id(store.schema)}`.execute(db);
+    await begin(db, store);
+    await db.schema.createTable('modelgate_migrations').ifNotExists().addColumn('name', 'text', (c) => c.primaryKey()).addColumn('applied_at', 'bigint', (c) => c.notNull()).execute();
+    await sql`commit`.execute(db);
+    for (const migration of migrations) {
+      if (await applyOne(db, store, migration)) {
+        applied.push(migration.name);
+        logger?.info({ migration: migration.name }, 'database: migration applied');
+      }
+    }
+    const recorded = (await db.selectFrom('modelgate_migrations').select('name').execute()).map((row) => row.name);
+    return { applied, recorded };
+  } finally {
+    // A broken connection releases the lock itself; its error is not the one to report.
+    if (postgres) await sql`select pg_advisory_unlock(${lockKey(store.schema)})`.execute(db).catch(() => undefined);
+  }
+}
+
+async function schemaExists(db: Kysely<Tables>, schema: string): Promise<boolean> {
+  const { rows } = await sql`select 1 from pg_namespace where nspname = ${schema}`.execute(db);
+  return rows.length > 0;
+}
+
+/** How long a start waits for another process's migration on the same SQLite file. */
+const SQLITE_WAIT_MS = 10 * 60_000;
+
+/**
+ * Begins the migration's transaction. SQLite: BEGIN IMMEDIATE takes the one write lock; another
+ * process migrating holds it for as long as its migration runs, so a busy answer is waited out
+ * (busy_timeout covers 5 s of it at a time).
+ */
+async function begin(db: Kysely<Tables>, store: Store): Promise<void> {
+  if (store.engine === 'postgres') {
+    await sql`begin`.execute(db);
+    return;
+  }
+  const deadline = Date.now() + SQLITE_WAIT_MS;
+  for (;;) {
+    try {
+      await sql`begin immediate`.execute(db);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/**
+ * Runs `migration` in a transaction of its own unless it is recorded; true if it ran. The migration
+ * gets the connection inside that transaction: it must not open one of its own.
+ */
 async function applyOne(db: Kysely<Tables>, store: Store, migration: Migration): Promise<boolean> {
-  await sql.raw(store.engine === 'sqlite' ? 'begin immediate' : 'begin').execute(db);
+  await begin(db, store);
   try {
     const done = await db.selectFrom('modelgate_migrations').select('name').where('name', '=', migration.name).executeTakeFirst();
     if (done) {
       await sql`commit`.execute(db);
       return false;
     }
+    // A savepoint the migration must leave in place: one that committed on its own (it opened a
+    // transaction of its own) broke all-or-nothing, and is told so rather than recorded.
+    await sql`savepoint modelgate_migration`.execute(db);
     await migration.up(db, store);
+    await sql`release savepoint modelgate_migration`.execute(db).catch(() => {
+      throw new Error('it ended the migration transaction itself (a migration must not open or commit one of its own)');
+    });
     await db.insertInto('modelgate_migrations').values({ name: migration.name, applied_at: Date.now() }).execute();
     await sql`commit`.execute(db);
     return true;

@@ -1,7 +1,9 @@
 // PostgreSQL keeps the ledger in monthly range partitions on `at`, so retention drops a whole month
 // (DETACH … CONCURRENTLY, then DROP: no row-by-row DELETE, no long lock) instead of deleting rows.
 // Partitions are created ahead (the migration and every sweep make the previous, current and next
-// two months exist), and on demand for a row that finds none (a far-off clock).
+// two months exist), and on demand for a row that finds none (a clock a little off). A partition is
+// created as a table of its own and then attached, which locks the ledger only against other schema
+// changes (CREATE … PARTITION OF would lock out every insert and read while it waits).
 import { sql, type Kysely } from 'kysely';
 
 const NAME = /^ledger_y(\d{4})m(\d{2})$/;
@@ -23,18 +25,47 @@ export function partitionMonth(name: string): number | undefined {
   return match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, 1) : undefined;
 }
 
-/** Creates the monthly partitions covering `from`..`to` (epoch ms) that do not exist yet. */
-export async function ensurePartitions(db: Kysely<any>, from: number, to: number): Promise<void> {
+/** Partitions are made for at most this far from now: a row stamped decades off (a broken clock) is refused, not given hundreds. */
+const REACH_MONTHS = 24;
+
+/**
+ * Creates the monthly partitions covering `from`..`to` (epoch ms) that do not exist yet, each in a
+ * transaction of its own — or, given `inTransaction` (a migration), in the caller's.
+ */
+export async function ensurePartitions(db: Kysely<any>, from: number, to: number, now = Date.now(), inTransaction = false): Promise<void> {
+  if (from < monthStart(now, -REACH_MONTHS) || to >= monthStart(now, REACH_MONTHS)) {
+    throw new Error(`ledger: no partition is made for rows stamped ${new Date(from).toISOString()}..${new Date(to).toISOString()}, more than ${REACH_MONTHS} months from now`);
+  }
+  const attached = new Set(
+    (
+      await sql<{ name: string }>`select c.relname as name from pg_inherits i join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+        where p.relname = 'ledger' and p.relnamespace = current_schema()::regnamespace`.execute(db)
+    ).rows.map((row) => row.name),
+  );
   for (let month = monthStart(from); month <= to; month = monthStart(month, 1)) {
-    const create = sql`create table if not exists ${sql.id(partitionName(month))} partition of ledger for values from (${sql.lit(month)}) to (${sql.lit(monthStart(month, 1))})`;
-    await create.execute(db).catch((error: { code?: string }) => {
-      // Another replica created it between our check and our create.
-      if (error.code !== '42P07' && error.code !== '23505') throw error;
-    });
+    const name = partitionName(month);
+    if (attached.has(name)) continue;
+    const create = async (trx: Kysely<any>) => {
+      // Waits briefly for the ledger's lock, then gives up: the next sweep (or write) tries again.
+      await sql`set local lock_timeout = '5s'`.execute(trx);
+      await sql`create table if not exists ${sql.id(name)} (like ledger including defaults including constraints)`.execute(trx);
+      await sql`alter table ledger attach partition ${sql.id(name)} for values from (${sql.lit(month)}) to (${sql.lit(monthStart(month, 1))})`.execute(trx);
+    };
+    if (inTransaction) {
+      await create(db);
+      continue;
+    }
+    await db
+      .transaction()
+      .execute(create)
+      .catch((error: { code?: string; message?: string }) => {
+        // Another replica attached it between our look and our attach.
+        if (error.code !== '42P07' && error.code !== '23505' && !/is already a partition/i.test(error.message ?? '')) throw error;
+      });
   }
 }
 
-/** The ledger's monthly partitions in `schema` (attached or left detached by an interrupted drop), oldest first. */
+/** The ledger's monthly partitions in `schema` (attached, or left detached by an interrupted drop), oldest first. */
 export async function listPartitions(db: Kysely<any>, schema: string): Promise<Array<{ name: string; month: number }>> {
   const { rows } = await sql<{ name: string }>`
     select c.relname as name from pg_class c join pg_namespace ns on ns.oid = c.relnamespace

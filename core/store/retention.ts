@@ -31,6 +31,8 @@ export interface SweepReport {
   hourlyRowsDeleted: number;
   dailyRowsDeleted: number;
   alertsDeleted: number;
+  /** Steps that failed this time (logged; tried again next time). */
+  failed: string[];
 }
 
 type RetentionSettings = Pick<StoreSettings, 'MODELGATE_LEDGER_RETENTION' | 'MODELGATE_METRICS_RETENTION' | 'MODELGATE_METRICS_HOURLY_RETENTION'>;
@@ -64,25 +66,35 @@ export class RetentionSweeper {
     this.timer.unref();
   }
 
-  /** One sweep, if this replica holds (or takes) the lease. */
+  /** One sweep, if this replica holds (or takes) the lease. A step that fails is logged; the others still run. */
   async sweep(now = Date.now()): Promise<SweepReport> {
-    const report: SweepReport = { ran: false, ledgerRowsDeleted: 0, ledgerPartitionsDropped: [], hourlyRowsDeleted: 0, dailyRowsDeleted: 0, alertsDeleted: 0 };
+    const report: SweepReport = { ran: false, ledgerRowsDeleted: 0, ledgerPartitionsDropped: [], hourlyRowsDeleted: 0, dailyRowsDeleted: 0, alertsDeleted: 0, failed: [] };
     // Held for the interval: the other replicas skip their sweeps until it lapses.
     if (!(await takeLease(this.store, LEASE, this.intervalMs, undefined, now))) return report;
     report.ran = true;
+    const step = async (name: string, work: () => Promise<void>) => {
+      try {
+        await work();
+      } catch (error) {
+        report.failed.push(name);
+        this.logger.warn({ err: (error as Error).message, step: name }, 'retention: a sweep step failed; the others ran, it is tried again next time');
+      }
+    };
     const ledgerCutoff = now - this.settings.MODELGATE_LEDGER_RETENTION * DAY_MS;
     if (this.store.engine === 'postgres') {
-      await ensurePartitions(this.store.db, monthStart(now, -1), monthStart(now, 2));
-      report.ledgerPartitionsDropped = await dropPartitionsBefore(this.store.db, this.store.schema, ledgerCutoff);
+      await step('partitions ahead', () => ensurePartitions(this.store.db, monthStart(now, -1), monthStart(now, 2), now));
+      await step('ledger', async () => void (report.ledgerPartitionsDropped = await dropPartitionsBefore(this.store.db, this.store.schema, ledgerCutoff)));
     } else {
-      report.ledgerRowsDeleted = await this.deleteLedgerRows(ledgerCutoff);
+      await step('ledger', async () => void (report.ledgerRowsDeleted = await this.deleteLedgerRows(ledgerCutoff)));
     }
     const today = now - (now % DAY_MS);
-    report.dailyRowsDeleted = await this.deleteBuckets('usage_daily', today - this.settings.MODELGATE_METRICS_RETENTION * DAY_MS);
-    report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS);
-    const alerts = await this.store.db.deleteFrom('budget_alerts').where('fired_at', '<', now - ALERT_KEEP_MS).executeTakeFirst();
-    report.alertsDeleted = Number(alerts.numDeletedRows);
-    if (this.store.engine === 'sqlite' && report.ledgerRowsDeleted + report.dailyRowsDeleted + report.hourlyRowsDeleted > 0) await this.vacuum();
+    await step('daily rollups', async () => void (report.dailyRowsDeleted = await this.deleteBuckets('usage_daily', today - this.settings.MODELGATE_METRICS_RETENTION * DAY_MS)));
+    await step('hourly rollups', async () => void (report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS)));
+    await step('alerts', async () => {
+      const alerts = await this.store.db.deleteFrom('budget_alerts').where('fired_at', '<', now - ALERT_KEEP_MS).executeTakeFirst();
+      report.alertsDeleted = Number(alerts.numDeletedRows);
+    });
+    if (this.store.engine === 'sqlite' && report.ledgerRowsDeleted + report.dailyRowsDeleted + report.hourlyRowsDeleted > 0) await step('vacuum', () => this.vacuum());
     const removed = report.ledgerRowsDeleted + report.ledgerPartitionsDropped.length + report.dailyRowsDeleted + report.hourlyRowsDeleted + report.alertsDeleted;
     if (removed > 0) this.logger.info({ ...report }, 'retention: removed what is past its retention');
     return report;
@@ -115,8 +127,14 @@ export class RetentionSweeper {
   /** SQLite: gives freed pages back to the file system, VACUUM_PAGES at a time. */
   private async vacuum(): Promise<void> {
     const database = this.store.sqlite!;
+    // 2 = INCREMENTAL. A file made before that was set (by hand, or restored) keeps its free pages for reuse.
+    if (Number(database.pragma('auto_vacuum', { simple: true })) !== 2) return;
+    let free = Number.POSITIVE_INFINITY;
     for (let i = 0; i < 100_000 && !this.closed; i++) {
-      if (Number(database.pragma('freelist_count', { simple: true })) === 0) return;
+      const left = Number(database.pragma('freelist_count', { simple: true }));
+      // Done, or nothing more comes back.
+      if (left === 0 || left >= free) return;
+      free = left;
       // Through the driver's pragma(), which steps the statement to its end (a plain run() frees one page).
       database.pragma(`incremental_vacuum(${VACUUM_PAGES})`);
       await pause();

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { migrate, MigrationError, type Migration } from '../../core/store/migrate.js';
 import { MIGRATIONS } from '../../core/store/migrations/index.js';
-import type { Store } from '../../core/store/database.js';
+import { openStore, type Store } from '../../core/store/database.js';
 import { ENGINES, openTestStore, postgresEnv, testDataDir, testSchema, TEST_DATABASE_URL } from '../helpers/database.js';
 import { runLaunch } from '../helpers/process.js';
 
@@ -137,4 +137,70 @@ async function conflictingTable(env: Record<string, string>): Promise<void> {
     database.exec('create table usage_daily (day text)');
     database.close();
   }
+}
+
+t.test("postgres: a URL's own ?options= (a hosted database's endpoint option) does not take the schema or the timeouts away", async (t) => {
+  const schema = testSchema();
+  const store = await openStore(
+    { ...storeSettingsFor(schema), MODELGATE_DATABASE_URL: `${TEST_DATABASE_URL}?options=${encodeURIComponent('-c search_path=public -c statement_timeout=0')}` },
+    pino({ level: 'silent' }),
+  );
+  t.teardown(() => store.close());
+  await migrate(store, MIGRATIONS);
+  t.ok((await tables(store)).includes('ledger'), 'the tables are in the configured schema');
+  const { rows } = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(store.db);
+  t.equal(rows[0]!.statement_timeout, '30s');
+  const inPublic = await sql<{ n: number }>`select count(*)::int as n from pg_tables where schemaname = 'public' and tablename = 'ledger'`.execute(store.db);
+  t.equal(inPublic.rows[0]!.n, 0, 'none in public');
+});
+
+t.test('postgres: a role that owns its schema but may not create schemas in the database migrates it (least privilege)', async (t) => {
+  const schema = testSchema();
+  const role = `${schema}_role`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`create role "${role}" login`);
+  await admin.query(`create schema "${schema}" authorization "${role}"`);
+  t.teardown(async () => {
+    await admin.query(`drop schema if exists "${schema}" cascade`);
+    await admin.query(`drop role if exists "${role}"`);
+    await admin.end();
+  });
+  const url = new URL(TEST_DATABASE_URL);
+  url.username = role;
+  const store = await openStore({ ...storeSettingsFor(schema), MODELGATE_DATABASE_URL: url.toString() }, pino({ level: 'silent' }));
+  t.teardown(() => store.close());
+  t.same((await migrate(store, MIGRATIONS)).applied, MIGRATIONS.map((m) => m.name));
+});
+
+function storeSettingsFor(schema: string) {
+  return {
+    MODELGATE_DATABASE_URL: TEST_DATABASE_URL,
+    MODELGATE_DATABASE_SCHEMA: schema,
+    MODELGATE_DATABASE_POOL_SIZE: 2,
+    MODELGATE_DATA_DIR: '.',
+    MODELGATE_LEDGER_RETENTION: 60,
+    MODELGATE_METRICS_RETENTION: 365,
+    MODELGATE_METRICS_HOURLY_RETENTION: 30,
+  };
+}
+
+for (const engine of ENGINES) {
+  t.test(`${engine}: a migration that commits on its own is reported, not recorded as applied`, async (t) => {
+    const store = await openTestStore(t, engine);
+    const committing: Migration = {
+      name: '9003_commits',
+      async up(db) {
+        await db.schema.createTable('committed_early').addColumn('x', 'integer').execute();
+        await sql`commit`.execute(db);
+        await sql`begin`.execute(db);
+      },
+    };
+    const error = await migrate(store, [...MIGRATIONS, committing]).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    t.match((error as Error).message, /^migration 9003_commits failed: it ended the migration transaction itself/);
+    t.notOk((await recorded(store)).includes('9003_commits'));
+  });
 }

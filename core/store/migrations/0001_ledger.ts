@@ -51,10 +51,12 @@ export const ledger: Migration = {
     if (store.engine === 'postgres') {
       await table.modifyEnd(sql`partition by range (at)`).execute();
       const now = Date.now();
-      await ensurePartitions(db, monthStart(now, -1), monthStart(now, 2));
+      await ensurePartitions(db, monthStart(now, -1), monthStart(now, 2), now, true);
     } else {
       await table.execute();
     }
+    // A Redis rebuild subtracts the rows counted in the new epoch: found by epoch, whatever their time.
+    await db.schema.createIndex('ledger_budget_epoch').on('ledger').columns(['budget_epoch', 'at']).execute();
     await createRollup(db, 'usage_hourly');
     await createRollup(db, 'usage_daily');
   },
