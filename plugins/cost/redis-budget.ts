@@ -12,14 +12,19 @@
 // re-sent only after Redis answered a PING on the connection, that is after every command sent
 // before it has run: a frozen Redis does not pile up copies.
 //
-// Redis may lose everything (a restart without persistence, a flush, a failover to an empty
-// replica); the ledger in the database has every settled cost. Redis counts spend in an *epoch*: a
-// random id the first script to find none creates. Each ledger row records the epoch its cost was
-// counted in. An epoch starts unseeded: reservations wait while one replica adds to Redis what the
-// ledger holds for the current periods outside this epoch (after waiting one ledger flush interval,
-// so rows settled before the loss are written), restores the pause and the fired alert rules, and
-// marks the epoch seeded. Costs settled meanwhile count in the new epoch and are not added twice.
-// All keys share the {budget} hash tag (one Cluster slot, as multi-key scripts need).
+// Redis may lose its state: everything (a restart without persistence, a flush, a failover to an
+// empty replica) or what it counted since its last snapshot (a restart from RDB/AOF, a failover to
+// a lagging replica). The ledger in the database has every settled cost. Redis counts spend in an
+// *epoch*, a random id; a new one begins when a script finds none, or when a replica sees Redis's
+// run id change (a restart), and records each period's counter as it stood (its base: 0, or what a
+// snapshot restored). Each ledger row records the epoch its cost was counted in. While an epoch is
+// unseeded, reservations wait: after one ledger flush interval (so every replica wrote the rows it
+// settled before), one replica reads, in one snapshot that holds the ledger's writers off, what
+// the ledger has outside this epoch, and sets each counter to that plus what the epoch counted
+// (counter − base); the pause and the fired alert rules come back from the database too. A replica
+// whose rows of a lost epoch reach the database only after that (its writes were failing) adds
+// them itself, once each (the late check, run inside its write). Replicas put back the
+// reservations of their requests still in flight. Scripts: redis-budget-scripts.ts.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -29,6 +34,9 @@ import type { LedgerRow } from './ledger-row.js';
 import type { LedgerWriter } from './ledger.js';
 import type { SpendHistory } from './spend-history.js';
 import type { BudgetRecords } from './budget-records.js';
+import type { LedgerTable } from '../../core/store/schema.js';
+import * as scripts from './redis-budget-scripts.js';
+import { keys } from './redis-budget-scripts.js';
 
 const RESERVATION_TTL_MS = 15 * 60_000;
 /**
@@ -39,140 +47,24 @@ const RESERVATION_TTL_MS = 15 * 60_000;
 const SETTLED_MARKER_MS = 15 * 60_000;
 const RETRY_MS = 1000;
 const KEEP_SPEND_S = 400 * 86_400;
-/** Ledger rows counted in an epoch are looked for from its creation minus this: replicas' clocks may differ from Redis's. */
-const CLOCK_SKEW_MS = 10 * 60_000;
 /** A reservation that finds its epoch unseeded seeds it and tries again; after this many epochs in a row it gives up. */
 const SEED_ATTEMPTS = 3;
+/**
+ * Releases of reservations whose script timed out (each a $0 settlement) kept at most: past it they
+ * are dropped, and what they would release expires within RESERVATION_TTL_MS. Settlements that
+ * carry a cost are always kept.
+ */
+const MAX_KEPT_RELEASES = 10_000;
 
-const keys = {
-  spent: (period: Period) => `{budget}:spent:${period.name}:${period.key}`,
-  reservations: '{budget}:reservations',
-  expiries: '{budget}:reservation-expiries',
-  reserved: '{budget}:reserved',
-  pause: '{budget}:pause',
-  fired: (period: Period, rule: string) => `{budget}:fired:${period.name}:${period.key}:${rule}`,
-  settled: (id: string) => `{budget}:settled:${id}`,
-  epoch: '{budget}:epoch',
-  epochCreated: '{budget}:epoch-created',
-  seeded: '{budget}:seeded',
-};
-
-// Redis's clock, in ms.
-const NOW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-`;
-
-// The current epoch, created (unseeded) if Redis has none. KEYS[e], KEYS[c] = epoch, its creation time.
-const EPOCH = (e: number, c: number, candidate: string) => `
-local epoch = redis.call('GET', KEYS[${e}])
-if not epoch then
-  epoch = ${candidate}
-  redis.call('SET', KEYS[${e}], epoch)
-  redis.call('SET', KEYS[${c}], now)
-end
-`;
-
-// Drops reservations past their expiry. KEYS[4..6] = reservations, expiries, reserved total.
-const PURGE = `
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do
-  local held = redis.call('HGET', KEYS[4], id)
-  if held then redis.call('DECRBY', KEYS[6], held); redis.call('HDEL', KEYS[4], id) end
-  redis.call('ZREM', KEYS[5], id)
-end
-`;
-
-// KEYS: spent day/week/month, reservations, expiries, reserved total, pause, settled marker of id,
-// epoch, epoch created, seeded. ARGV: id, amount, limit day/week/month, ttl ms, epoch candidate.
-// → {1} | {0, period index, spent, reserved} | {2, pause json} | {3}: id already settled (released)
-// | {4, epoch, created, now}: the epoch is not seeded yet.
-const RESERVE = `${NOW}${EPOCH(9, 10, 'ARGV[7]')}
-if redis.call('GET', KEYS[11]) ~= epoch then
-  return {4, epoch, tonumber(redis.call('GET', KEYS[10]) or now), now}
-end
-${PURGE}
-if redis.call('EXISTS', KEYS[8]) == 1 then return {3} end
-local pause = redis.call('GET', KEYS[7])
-if pause then return {2, pause} end
-local reserved = tonumber(redis.call('GET', KEYS[6]) or '0')
-local amount = tonumber(ARGV[2])
-for i = 1, 3 do
-  local spent = tonumber(redis.call('GET', KEYS[i]) or '0')
-  if spent + reserved + amount > tonumber(ARGV[2 + i]) then return {0, i, spent, reserved} end
-end
-redis.call('HSET', KEYS[4], ARGV[1], amount)
-redis.call('ZADD', KEYS[5], now + tonumber(ARGV[6]), ARGV[1])
-redis.call('INCRBY', KEYS[6], amount)
-return {1}
-`;
-
-// KEYS: spent day/week/month, reservations, expiries, reserved total, settled marker of id, epoch,
-// epoch created. ARGV: id, actual, keep seconds, marker ms, epoch candidate. → spend after, per
-// period, and the epoch it counted in. Idempotent per id: a copy that finds the marker renews it
-// and counts nothing. Counts in an unseeded epoch too: the seed adds only what other epochs counted.
-const SETTLE = `${NOW}${EPOCH(8, 9, 'ARGV[5]')}${PURGE}
-if redis.call('SET', KEYS[7], '1', 'PX', ARGV[4], 'NX') == false then
-  redis.call('PEXPIRE', KEYS[7], ARGV[4])
-  return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), epoch}
-end
-local held = redis.call('HGET', KEYS[4], ARGV[1])
-if held then
-  redis.call('DECRBY', KEYS[6], held)
-  redis.call('HDEL', KEYS[4], ARGV[1])
-  redis.call('ZREM', KEYS[5], ARGV[1])
-end
-local after = {}
-for i = 1, 3 do
-  after[i] = redis.call('INCRBY', KEYS[i], ARGV[2])
-  redis.call('EXPIRE', KEYS[i], ARGV[3])
-end
-after[4] = epoch
-return after
-`;
-
-// KEYS: spent day/week/month, reserved total, pause, epoch, epoch created, seeded. ARGV: epoch
-// candidate. → {spent day/week/month, reserved, pause json or false, epoch, seeded (1/0), created, now}.
-const STATE = `${NOW}${EPOCH(6, 7, 'ARGV[1]')}
-return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'),
-  tonumber(redis.call('GET', KEYS[4]) or '0'), redis.call('GET', KEYS[5]), epoch, redis.call('GET', KEYS[8]) == epoch and 1 or 0,
-  tonumber(redis.call('GET', KEYS[7]) or now), now}
-`;
-
-// KEYS: spent day/week/month, epoch, seeded, pause. ARGV: epoch, add day/week/month, keep seconds,
-// pause json ('' for none), pause ttl ms, pause until. → 1 if it seeded, 0 if the epoch changed or
-// another replica seeded it first. The pause is restored unless a longer one holds.
-const SEED = `
-if redis.call('GET', KEYS[4]) ~= ARGV[1] or redis.call('GET', KEYS[5]) == ARGV[1] then return 0 end
-for i = 1, 3 do
-  redis.call('INCRBY', KEYS[i], ARGV[1 + i])
-  redis.call('EXPIRE', KEYS[i], ARGV[5])
-end
-if ARGV[6] ~= '' then
-  local current = redis.call('GET', KEYS[6])
-  if not current or cjson.decode(current)['until'] < tonumber(ARGV[8]) then redis.call('SET', KEYS[6], ARGV[6], 'PX', ARGV[7]) end
-end
-redis.call('SET', KEYS[5], ARGV[1])
-return 1
-`;
-
-// KEYS: fired marker, pause. ARGV: fired at (ms), marker ttl ms, pause json ('' for none), pause
-// ttl ms, pause until. → 1 for the first caller. The pause is written first: should it fail, the
-// script stops before the marker, and the rule fires on a later call.
-const FIRE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if ARGV[3] ~= '' then
-  local current = redis.call('GET', KEYS[2])
-  if not current or cjson.decode(current)['until'] < tonumber(ARGV[5]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`;
-
+type Result = Array<number | string>;
 type Scripted = Redis & {
-  modelgateBudgetReserve(...args: Array<string | number>): Promise<[number, ...Array<number | string>]>;
+  modelgateBudgetReserve(...args: Array<string | number>): Promise<Result>;
   modelgateBudgetSettle(...args: Array<string | number>): Promise<[number, number, number, string]>;
   modelgateBudgetState(...args: Array<string | number>): Promise<[number, number, number, number, string | null, string, number, number, number]>;
+  modelgateBudgetRestarted(...args: Array<string | number>): Promise<number>;
   modelgateBudgetSeed(...args: Array<string | number>): Promise<number>;
+  modelgateBudgetLate(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
+  modelgateBudgetRestore(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
   modelgateBudgetFire(...args: Array<string | number>): Promise<number>;
 };
 
@@ -200,24 +92,52 @@ export class RedisBudget implements BudgetStore {
   private readonly timer: NodeJS.Timeout;
   private retrying: Promise<void> | undefined;
   private seeding: { epoch: string; done: Promise<void> } | undefined;
+  /** This replica's reservations of requests in flight (id → nano-dollars), to put back into a new epoch. */
+  private readonly outstanding = new Map<string, number>();
+  /** The epoch this replica last saw; a different one means Redis lost its state. */
+  private epoch: string | undefined;
+  private droppedReleases = 0;
+  private readonly onReady = () => void this.checkRestart();
 
   constructor(
     redis: Redis,
     private readonly logger: Logger,
     private readonly deps: RedisBudgetDeps,
   ) {
-    redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 11, lua: RESERVE });
-    redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 9, lua: SETTLE });
-    redis.defineCommand('modelgateBudgetState', { numberOfKeys: 8, lua: STATE });
-    redis.defineCommand('modelgateBudgetSeed', { numberOfKeys: 6, lua: SEED });
-    redis.defineCommand('modelgateBudgetFire', { numberOfKeys: 2, lua: FIRE });
+    redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 14, lua: scripts.RESERVE });
+    redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 13, lua: scripts.SETTLE });
+    redis.defineCommand('modelgateBudgetState', { numberOfKeys: 11, lua: scripts.STATE });
+    redis.defineCommand('modelgateBudgetRestarted', { numberOfKeys: 13, lua: scripts.RESTARTED });
+    redis.defineCommand('modelgateBudgetSeed', { numberOfKeys: 9, lua: scripts.SEED });
+    redis.defineCommand('modelgateBudgetLate', { lua: scripts.LATE });
+    redis.defineCommand('modelgateBudgetRestore', { lua: scripts.RESTORE });
+    redis.defineCommand('modelgateBudgetFire', { numberOfKeys: 2, lua: scripts.FIRE });
     this.redis = redis as Scripted;
     this.timer = setInterval(() => void this.retry(), RETRY_MS);
     this.timer.unref();
+    deps.ledger.onInserted = (_trx, inserted) => this.countLate(inserted);
+  }
+
+  /** Asks Redis whether it restarted (before anything else asks it for an epoch), then at every reconnection. */
+  async start(): Promise<void> {
+    // Every reconnection may be to a Redis that restarted from a snapshot: its run id tells.
+    this.redis.on('ready', this.onReady);
+    if (this.redis.status === 'ready') await this.checkRestart();
   }
 
   private spentKeys(periods: Periods): string[] {
     return PERIODS.map((name) => keys.spent(periods[name]));
+  }
+
+  private baseKeys(periods: Periods): string[] {
+    return PERIODS.map((name) => keys.base(periods[name]));
+  }
+
+  /** Notes the epoch a script answered with; a new one means Redis lost what this replica had reserved. */
+  private saw(epoch: string): void {
+    const previous = this.epoch;
+    this.epoch = epoch;
+    if (previous !== undefined && previous !== epoch) void this.restoreOutstanding();
   }
 
   async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
@@ -225,7 +145,7 @@ export class RedisBudget implements BudgetStore {
     // refuse at once: the script never runs, and there is nothing to release.
     if (this.redis.status !== 'ready' && !this.redis.options.enableOfflineQueue) throw new Error(`budget: Redis is not connected (${this.redis.status})`);
     for (let attempt = 1; ; attempt++) {
-      let result: [number, ...Array<number | string>];
+      let result: Result;
       try {
         result = await this.redis.modelgateBudgetReserve(
           ...this.spentKeys(periods),
@@ -237,6 +157,7 @@ export class RedisBudget implements BudgetStore {
           keys.epoch,
           keys.epochCreated,
           keys.seeded,
+          ...this.baseKeys(periods),
           id,
           amount,
           ...PERIODS.map((name) => limits[name]),
@@ -249,19 +170,25 @@ export class RedisBudget implements BudgetStore {
         this.keep({ id, actual: 0, periods, rows: [] }, error as Error, 'budget: reservation failed, its release is kept for retry');
         throw error;
       }
-      if (result[0] === 1) return { ok: true };
-      if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[1])) as PauseState };
+      this.saw(String(result[1]));
+      if (result[0] === 1) {
+        this.outstanding.set(id, amount);
+        return { ok: true };
+      }
+      if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[2])) as PauseState };
       if (result[0] === 3) throw new Error(`budget: reservation ${id} was already settled`);
       if (result[0] === 4) {
         if (attempt >= SEED_ATTEMPTS) throw new Error('budget: Redis keeps losing its state; not reserving');
         await this.seed(String(result[1]), Number(result[2]), Number(result[3]));
         continue;
       }
-      return { ok: false, reason: 'limit', period: PERIODS[Number(result[1]) - 1]!, spent: Number(result[2]), reserved: Number(result[3]) };
+      return { ok: false, reason: 'limit', period: PERIODS[Number(result[2]) - 1]!, spent: Number(result[3]), reserved: Number(result[4]) };
     }
   }
 
   async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = []): Promise<Amounts> {
+    if (!Number.isSafeInteger(actual) || actual < 0) throw new Error(`budget: cannot settle ${actual} nano-dollars`);
+    this.outstanding.delete(id);
     try {
       return await this.send({ id, actual, periods, rows });
     } catch (error) {
@@ -271,6 +198,11 @@ export class RedisBudget implements BudgetStore {
   }
 
   private keep(entry: Unsettled, error: Error, message: string): void {
+    if (entry.actual === 0 && entry.rows.length === 0 && this.unsettled.length >= MAX_KEPT_RELEASES) {
+      // Only a release: what it would free expires on its own. Counted, logged once per outage.
+      if (this.droppedReleases++ === 0) this.logger.warn({ kept: this.unsettled.length }, 'budget: too many releases kept; further ones are dropped (their reservations expire on their own)');
+      return;
+    }
     this.unsettled.push(entry);
     this.logger.warn({ err: error.message, unsettled: this.unsettled.length }, message);
   }
@@ -285,13 +217,17 @@ export class RedisBudget implements BudgetStore {
       keys.settled(id),
       keys.epoch,
       keys.epochCreated,
+      keys.seeded,
+      ...this.baseKeys(periods),
       id,
       actual,
       KEEP_SPEND_S,
       SETTLED_MARKER_MS,
       newEpoch(),
     );
-    for (const row of rows) row.epoch = String(after[3]);
+    const epoch = String(after[3]);
+    this.saw(epoch);
+    for (const row of rows) row.epoch = epoch;
     this.deps.ledger.add(rows);
     return { day: Number(after[0]), week: Number(after[1]), month: Number(after[2]) };
   }
@@ -318,8 +254,84 @@ export class RedisBudget implements BudgetStore {
         return;
       }
       this.unsettled.shift();
-      if (this.unsettled.length === 0) this.logger.info('budget: every kept settlement reached Redis');
+      if (this.unsettled.length === 0) {
+        this.logger.info({ droppedReleases: this.droppedReleases }, 'budget: every kept settlement reached Redis');
+        this.droppedReleases = 0;
+      }
     }
+  }
+
+  /** Starts a new epoch if Redis restarted since a replica last looked (its run id changed). */
+  private async checkRestart(): Promise<void> {
+    try {
+      const info = await this.redis.info('server');
+      const runId = /^run_id:(\w+)/m.exec(info)?.[1];
+      if (!runId) return;
+      const periods = currentPeriods();
+      const restarted = await this.redis.modelgateBudgetRestarted(
+        ...this.spentKeys(periods),
+        keys.runId,
+        keys.epoch,
+        keys.epochCreated,
+        keys.seeded,
+        ...this.baseKeys(periods),
+        keys.reservations,
+        keys.expiries,
+        keys.reserved,
+        runId,
+        newEpoch(),
+      );
+      if (restarted === 1) this.logger.warn({ runId }, 'budget: Redis restarted; its budget counters are rebuilt from the ledger');
+    } catch (error) {
+      // The next reconnection asks again; meanwhile a lost epoch is still found by every script.
+      this.logger.warn({ err: (error as Error).message }, 'budget: could not ask Redis whether it restarted');
+    }
+  }
+
+  /** Puts this replica's in-flight reservations back into the epoch Redis moved to. */
+  private async restoreOutstanding(): Promise<void> {
+    const entries = [...this.outstanding];
+    if (entries.length === 0) return;
+    try {
+      const restored = await this.redis.modelgateBudgetRestore(
+        3 + entries.length,
+        keys.reservations,
+        keys.expiries,
+        keys.reserved,
+        ...entries.map(([id]) => keys.settled(id)),
+        RESERVATION_TTL_MS,
+        ...entries.flatMap(([id, amount]) => [id, amount]),
+      );
+      this.logger.info({ restored }, 'budget: reservations of requests in flight put back after Redis lost them');
+    } catch (error) {
+      this.logger.warn({ err: (error as Error).message, reservations: entries.length }, 'budget: could not put back the reservations in flight');
+    }
+  }
+
+  /**
+   * Runs inside each ledger write, after its rows were inserted: rows counted in an epoch Redis has
+   * since lost, written after the current epoch was seeded, are added to Redis (once each). The
+   * seed reads the ledger while holding its writers off, so a write either lands before it (and is
+   * in the seed) or sees the epoch seeded here.
+   */
+  private async countLate(inserted: readonly LedgerTable[]): Promise<void> {
+    const tagged = inserted.filter((row) => row.budget_epoch !== null && row.cost_nano > 0);
+    if (tagged.length === 0) return;
+    const [epoch, seeded] = await this.redis.mget(keys.epoch, keys.seeded);
+    const late = tagged.filter((row) => row.budget_epoch !== epoch);
+    if (late.length === 0 || !epoch || seeded !== epoch) return;
+    const added = await this.redis.modelgateBudgetLate(
+      2 + 4 * late.length,
+      keys.epoch,
+      keys.seeded,
+      ...late.flatMap((row) => {
+        const periods = currentPeriods(row.at);
+        return [...this.spentKeys(periods), keys.late(row.id)];
+      }),
+      KEEP_SPEND_S,
+      ...late.flatMap((row) => [row.budget_epoch!, row.cost_nano]),
+    );
+    if (added > 0) this.logger.warn({ rows: added }, 'budget: costs of a lost epoch written after the rebuild were added to Redis');
   }
 
   /**
@@ -338,41 +350,40 @@ export class RedisBudget implements BudgetStore {
 
   private async seedFromLedger(epoch: string, created: number, now: number): Promise<void> {
     const { ledger, history, records, seedDelayMs } = this.deps;
-    this.logger.warn({ epoch }, 'budget: Redis holds no budget state (restarted, flushed or new); rebuilding it from the ledger');
+    this.logger.warn({ epoch }, 'budget: Redis holds no current budget state (restarted, flushed or new); rebuilding it from the ledger');
     // Rows settled before the loss, still queued on some replica, are written within one flush interval.
     const wait = created + seedDelayMs - now;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     await ledger.flush().catch((error: Error) => this.logger.warn({ err: error.message }, 'budget: this replica could not write its queued ledger rows before the rebuild'));
     const periods = currentPeriods();
-    const since = created - CLOCK_SKEW_MS;
-    const [spent, pause, fired] = await Promise.all([
-      history.periodSpend(periods, { id: epoch, since }),
-      records.pause(),
-      records.fired(PERIODS.map((name) => `${name}:${periods[name].key}`)),
-    ]);
+    const [pause, fired] = await Promise.all([records.pause(), records.fired(PERIODS.map((name) => `${name}:${periods[name].key}`))]);
     // Fired rules first: once the epoch is seeded, settlements evaluate alert rules against them.
     if (fired.length > 0) {
       const restore = this.redis.multi();
       for (const { period, rule } of fired) {
-        const name = period.slice(0, period.indexOf(':')) as keyof Periods;
-        const target = periods[name];
+        const target = periods[period.slice(0, period.indexOf(':')) as keyof Periods];
         if (target) restore.set(keys.fired(target, rule), String(Date.now()), 'PX', Math.max(1000, target.resetsAt - Date.now() + 86_400_000), 'NX');
       }
       await restore.exec();
     }
-    const seeded = await this.redis.modelgateBudgetSeed(
-      ...this.spentKeys(periods),
-      keys.epoch,
-      keys.seeded,
-      keys.pause,
-      epoch,
-      ...PERIODS.map((name) => Math.max(0, spent[name])),
-      KEEP_SPEND_S,
-      pause ? JSON.stringify(pause) : '',
-      pause ? Math.max(1, pause.until - Date.now()) : 0,
-      pause ? pause.until : 0,
-    );
-    if (seeded === 1) this.logger.info({ epoch, spentUsd: { day: spent.day / 1e9, week: spent.week / 1e9, month: spent.month / 1e9 }, paused: pause !== undefined, firedRules: fired.length }, 'budget: rebuilt from the ledger');
+    // Read and applied while the ledger's writers wait: a row is either in this read or sees the epoch seeded (countLate).
+    await history.whileWritersWait(async (read) => {
+      const spent = await read.periodSpend(periods, epoch);
+      const seeded = await this.redis.modelgateBudgetSeed(
+        ...this.spentKeys(periods),
+        ...this.baseKeys(periods),
+        keys.epoch,
+        keys.seeded,
+        keys.pause,
+        epoch,
+        ...PERIODS.map((name) => Math.max(0, spent[name])),
+        KEEP_SPEND_S,
+        pause ? JSON.stringify(pause) : '',
+        pause ? Math.max(1, pause.until - Date.now()) : 0,
+        pause ? pause.until : 0,
+      );
+      if (seeded === 1) this.logger.info({ epoch, ledgerUsd: { day: spent.day / 1e9, week: spent.week / 1e9, month: spent.month / 1e9 }, paused: pause !== undefined, firedRules: fired.length }, 'budget: rebuilt from the ledger');
+    });
   }
 
   /** Where the budgets stand; an unseeded epoch is seeded first, so a Redis that lost its state never shows $0. */
@@ -382,12 +393,13 @@ export class RedisBudget implements BudgetStore {
       await this.seed(state[5], state[7], state[8]);
       state = await this.state(periods);
     }
+    this.saw(state[5]);
     const [day, week, month, reserved, pause] = state;
     return { spent: { day: Number(day), week: Number(week), month: Number(month) }, reserved: Number(reserved), pause: pause ? (JSON.parse(pause) as PauseState) : undefined };
   }
 
   private state(periods: Periods) {
-    return this.redis.modelgateBudgetState(...this.spentKeys(periods), keys.reserved, keys.pause, keys.epoch, keys.epochCreated, keys.seeded, newEpoch());
+    return this.redis.modelgateBudgetState(...this.spentKeys(periods), keys.reserved, keys.pause, keys.epoch, keys.epochCreated, keys.seeded, ...this.baseKeys(periods), newEpoch());
   }
 
   async fireOnce(period: Period, rule: string, pause?: PauseState): Promise<boolean> {
@@ -417,6 +429,8 @@ export class RedisBudget implements BudgetStore {
 
   async close(): Promise<void> {
     clearInterval(this.timer);
+    this.redis.off('ready', this.onReady);
+    if (this.deps.ledger.onInserted) this.deps.ledger.onInserted = undefined;
     await this.retry();
     await this.seeding?.done.catch(() => undefined);
     if (this.unsettled.length > 0) {

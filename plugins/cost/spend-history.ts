@@ -1,7 +1,7 @@
 // Reads what the ledger wrote: spend per budget period (to rebuild budgets after a restart, or after
 // Redis lost them) and usage per day for GET /v1/usage. Both read the daily rollups, which are
 // written in the same transaction as the ledger rows they sum: never a scan of raw rows, except the
-// few rows counted in the current Redis epoch, subtracted when Redis is reseeded.
+// few rows counted in the current Redis epoch (found by index), subtracted when Redis is reseeded.
 import { sql } from 'kysely';
 import type { Store } from '../../core/store/database.js';
 import { PERIODS } from './periods.js';
@@ -25,37 +25,41 @@ export interface UsageRow {
 
 const DAY_MS = 86_400_000;
 
-export class SpendHistory {
+export interface PeriodReader {
+  /**
+   * What the ledger holds for each period; with `epoch`, minus the rows counted in that Redis epoch
+   * (what Redis must add to what the epoch itself counted). Rows and rollups are read in one
+   * snapshot, so they agree.
+   */
+  periodSpend(periods: Periods, epoch?: string): Promise<Amounts>;
+}
+
+export class SpendHistory implements PeriodReader {
   constructor(private readonly store: Store) {}
 
+  periodSpend(periods: Periods, epoch?: string): Promise<Amounts> {
+    return this.snapshot((db) => readSpend(db, periods, epoch));
+  }
+
   /**
-   * What the ledger holds for each period. With `epoch`, minus the rows counted in that Redis epoch
-   * (settled at or after `since`, epoch ms, allowing for clocks a little apart): what Redis must add
-   * to what it already counted. Read in one snapshot, so the rows and the rollups agree.
+   * Runs `work` while no ledger write can commit (PostgreSQL: the ledger locked in SHARE mode, which
+   * lets reads through; SQLite: the write lock), reading in one snapshot taken after every write
+   * before it committed. A Redis seed is applied inside, so a write lands either before the read or
+   * after the seed.
    */
-  async periodSpend(periods: Periods, epoch?: { id: string; since: number }): Promise<Amounts> {
-    return this.snapshot(async (db) => {
-      const spent = {} as Amounts;
-      for (const name of PERIODS) {
-        const period = periods[name];
-        const row = await db
-          .selectFrom('usage_daily')
-          .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('cost_nano'), eb.lit(0)).as('nano'))
-          .where('bucket', '>=', period.start)
-          .where('bucket', '<', period.resetsAt)
-          .executeTakeFirstOrThrow();
-        spent[name] = Number(row.nano);
+  whileWritersWait(work: (read: PeriodReader) => Promise<void>): Promise<void> {
+    return this.store.session(async (db) => {
+      const postgres = this.store.engine === 'postgres';
+      // LOCK before the first read: a REPEATABLE READ snapshot is taken at the first query, after the lock.
+      await sql.raw(postgres ? 'begin isolation level repeatable read' : 'begin immediate').execute(db);
+      try {
+        if (postgres) await sql`lock table ledger in share mode`.execute(db);
+        await work({ periodSpend: (periods, epoch) => readSpend(db, periods, epoch) });
+        await sql`commit`.execute(db);
+      } catch (error) {
+        await sql`rollback`.execute(db).catch(() => undefined);
+        throw error;
       }
-      if (epoch) {
-        const rows = await db
-          .selectFrom('ledger')
-          .select(['at', 'cost_nano'])
-          .where('at', '>=', epoch.since)
-          .where('budget_epoch', '=', epoch.id)
-          .execute();
-        for (const row of rows) for (const name of PERIODS) if (row.at >= periods[name].start && row.at < periods[name].resetsAt) spent[name] -= row.cost_nano;
-      }
-      return spent;
     });
   }
 
@@ -117,4 +121,26 @@ export class SpendHistory {
       }
     });
   }
+}
+
+async function readSpend(db: Store['db'], periods: Periods, epoch?: string): Promise<Amounts> {
+  const spent = {} as Amounts;
+  for (const name of PERIODS) {
+    const period = periods[name];
+    const row = await db
+      .selectFrom('usage_daily')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('cost_nano'), eb.lit(0)).as('nano'))
+      .where('bucket', '>=', period.start)
+      .where('bucket', '<', period.resetsAt)
+      .executeTakeFirstOrThrow();
+    spent[name] = Number(row.nano);
+  }
+  if (epoch !== undefined) {
+    // Found by the (budget_epoch, at) index: however old a row counted in this epoch is (a
+    // settlement kept through a long outage keeps its time), it is subtracted.
+    const earliest = Math.min(...PERIODS.map((name) => periods[name].start));
+    const rows = await db.selectFrom('ledger').select(['at', 'cost_nano']).where('budget_epoch', '=', epoch).where('at', '>=', earliest).execute();
+    for (const row of rows) for (const name of PERIODS) if (row.at >= periods[name].start && row.at < periods[name].resetsAt) spent[name] -= row.cost_nano;
+  }
+  return spent;
 }

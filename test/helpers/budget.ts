@@ -35,8 +35,9 @@ export async function memoryBudget(t: Teardown, parts?: BudgetParts): Promise<Me
 }
 
 /** A Redis budget store on `redis` over `parts`, seeding an epoch 100 ms after it began. */
-export function redisBudget(t: Teardown, redis: Redis, parts: BudgetParts): RedisBudget {
+export async function redisBudget(t: Teardown, redis: Redis, parts: BudgetParts): Promise<RedisBudget> {
   const budget = new RedisBudget(redis, silent, { ledger: parts.ledger, history: parts.history, records: parts.records, seedDelayMs: 100 });
   t.teardown(() => budget.close());
+  await budget.start();
   return budget;
 }

@@ -1,0 +1,208 @@
+// The Redis budget store's keys and Lua scripts (redis-budget.ts says what they are for). Each
+// script checks its arguments before it writes anything: Redis does not undo a script that fails
+// halfway. All keys share the {budget} hash tag (one Cluster slot, as multi-key scripts need).
+import type { Period } from './periods.js';
+
+export const keys = {
+  spent: (period: Period) => `{budget}:spent:${period.name}:${period.key}`,
+  /** What a period's counter held when the current epoch began (a restored snapshot's value, or 0). */
+  base: (period: Period) => `{budget}:base:${period.name}:${period.key}`,
+  reservations: '{budget}:reservations',
+  expiries: '{budget}:reservation-expiries',
+  reserved: '{budget}:reserved',
+  pause: '{budget}:pause',
+  fired: (period: Period, rule: string) => `{budget}:fired:${period.name}:${period.key}:${rule}`,
+  settled: (id: string) => `{budget}:settled:${id}`,
+  late: (rowId: string) => `{budget}:late:${rowId}`,
+  epoch: '{budget}:epoch',
+  epochCreated: '{budget}:epoch-created',
+  seeded: '{budget}:seeded',
+  runId: '{budget}:run-id',
+};
+
+/** Base values outlive an epoch's seed by far; a day is plenty. */
+export const BASE_TTL_MS = 86_400_000;
+
+// Redis's clock, in ms.
+const NOW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+`;
+
+// Argument ARGV[i] as a whole, non-negative number, or the script refuses before writing.
+const WHOLE = (i: number, name: string) => `
+local ${name} = tonumber(ARGV[${i}])
+if not ${name} or ${name} < 0 or ${name} % 1 ~= 0 then return redis.error_reply('modelgate budget: ${name} is not a whole amount') end
+`;
+
+// A new epoch: its id, when it began, and each current period's counter as it stands (the base a
+// seed subtracts); restored reservations of a snapshot are stale, so they go. KEYS at `e`: epoch,
+// created, seeded; spent day/week/month at 1..3; base day/week/month at `b`..`b+2`.
+const START_EPOCH = (e: number, b: number, epoch: string) => `
+redis.call('SET', KEYS[${e}], ${epoch})
+redis.call('SET', KEYS[${e + 1}], now)
+redis.call('DEL', KEYS[${e + 2}])
+for i = 1, 3 do redis.call('SET', KEYS[${b} + i - 1], redis.call('GET', KEYS[i]) or '0', 'PX', ${BASE_TTL_MS}) end
+`;
+
+// The current epoch, started (unseeded) if Redis has none.
+const EPOCH = (e: number, b: number, candidate: string) => `
+local epoch = redis.call('GET', KEYS[${e}])
+if not epoch then
+  epoch = ${candidate}
+  ${START_EPOCH(e, b, 'epoch')}
+end
+`;
+
+// Drops reservations past their expiry. KEYS[4..6] = reservations, expiries, reserved total.
+const PURGE = `
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[5], '-inf', now)) do
+  local held = redis.call('HGET', KEYS[4], id)
+  if held then redis.call('DECRBY', KEYS[6], held); redis.call('HDEL', KEYS[4], id) end
+  redis.call('ZREM', KEYS[5], id)
+end
+`;
+
+// KEYS: spent day/week/month, reservations, expiries, reserved total, pause, settled marker of id,
+// epoch, epoch created, seeded, base day/week/month. ARGV: id, amount, limit day/week/month, ttl ms,
+// epoch candidate. → {1, epoch} | {0, epoch, period index, spent, reserved} | {2, epoch, pause json}
+// | {3, epoch}: id already settled (released) | {4, epoch, created, now}: not seeded yet.
+export const RESERVE = `${WHOLE(2, 'amount')}${NOW}${EPOCH(9, 12, 'ARGV[7]')}
+if redis.call('GET', KEYS[11]) ~= epoch then
+  return {4, epoch, tonumber(redis.call('GET', KEYS[10]) or now), now}
+end
+${PURGE}
+if redis.call('EXISTS', KEYS[8]) == 1 then return {3, epoch} end
+local pause = redis.call('GET', KEYS[7])
+if pause then return {2, epoch, pause} end
+local reserved = tonumber(redis.call('GET', KEYS[6]) or '0')
+for i = 1, 3 do
+  local spent = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if spent + reserved + amount > tonumber(ARGV[2 + i]) then return {0, epoch, i, spent, reserved} end
+end
+redis.call('HSET', KEYS[4], ARGV[1], amount)
+redis.call('ZADD', KEYS[5], now + tonumber(ARGV[6]), ARGV[1])
+redis.call('INCRBY', KEYS[6], amount)
+return {1, epoch}
+`;
+
+// KEYS: spent day/week/month, reservations, expiries, reserved total, settled marker of id, epoch,
+// epoch created, seeded, base day/week/month. ARGV: id, actual, keep seconds, marker ms, epoch
+// candidate. → spend after, per period, and the epoch it counted in. Idempotent per id: a copy
+// that finds the marker renews it and counts nothing; the marker is set last, once all is counted.
+// Counts in an unseeded epoch too: the seed adds only what the ledger holds outside it.
+export const SETTLE = `${WHOLE(2, 'actual')}${NOW}${EPOCH(8, 11, 'ARGV[5]')}${PURGE}
+if redis.call('EXISTS', KEYS[7]) == 1 then
+  redis.call('PEXPIRE', KEYS[7], ARGV[4])
+  return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'), epoch}
+end
+local held = redis.call('HGET', KEYS[4], ARGV[1])
+if held then
+  redis.call('DECRBY', KEYS[6], held)
+  redis.call('HDEL', KEYS[4], ARGV[1])
+  redis.call('ZREM', KEYS[5], ARGV[1])
+end
+local after = {}
+for i = 1, 3 do
+  after[i] = redis.call('INCRBY', KEYS[i], actual)
+  redis.call('EXPIRE', KEYS[i], ARGV[3])
+end
+redis.call('SET', KEYS[7], '1', 'PX', ARGV[4])
+after[4] = epoch
+return after
+`;
+
+// KEYS: spent day/week/month, reserved total, pause, epoch, epoch created, seeded, base
+// day/week/month. ARGV: epoch candidate. → {spent day/week/month, reserved, pause json or false,
+// epoch, seeded (1/0), created, now}.
+export const STATE = `${NOW}${EPOCH(6, 9, 'ARGV[1]')}
+return {tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'),
+  tonumber(redis.call('GET', KEYS[4]) or '0'), redis.call('GET', KEYS[5]), epoch, redis.call('GET', KEYS[8]) == epoch and 1 or 0,
+  tonumber(redis.call('GET', KEYS[7]) or now), now}
+`;
+
+// Redis restarted (its run id changed), possibly from a snapshot older than what was counted since:
+// a new epoch begins, with the restored counters as its base. A Redis that holds nothing of ours
+// (first contact, or everything lost) only learns its run id: the next script starts an epoch.
+// KEYS: spent day/week/month, run id, epoch, epoch created, seeded, base day/week/month,
+// reservations, expiries, reserved total. ARGV: run id, epoch candidate. → 1 if a new epoch began.
+export const RESTARTED = `${NOW}
+local known = redis.call('GET', KEYS[4])
+if known == ARGV[1] then return 0 end
+redis.call('SET', KEYS[4], ARGV[1])
+if not known and not redis.call('GET', KEYS[5]) then return 0 end
+${START_EPOCH(5, 8, 'ARGV[2]')}
+redis.call('DEL', KEYS[11], KEYS[12], KEYS[13])
+return 1
+`;
+
+// KEYS: spent day/week/month, base day/week/month, epoch, seeded, pause. ARGV: epoch, ledger total
+// day/week/month (outside this epoch), keep seconds, pause json ('' for none), pause ttl ms, pause
+// until. → 1 if it seeded; 0 if the epoch changed or another replica seeded it first. Each counter
+// becomes the ledger's total plus what this epoch counted (counter − base). The pause is restored
+// unless a longer one holds.
+export const SEED = `${WHOLE(2, 'day')}${WHOLE(3, 'week')}${WHOLE(4, 'month')}
+if redis.call('GET', KEYS[7]) ~= ARGV[1] or redis.call('GET', KEYS[8]) == ARGV[1] then return 0 end
+for i = 1, 3 do
+  redis.call('INCRBY', KEYS[i], tonumber(ARGV[1 + i]) - tonumber(redis.call('GET', KEYS[3 + i]) or '0'))
+  redis.call('EXPIRE', KEYS[i], ARGV[5])
+end
+if ARGV[6] ~= '' then
+  local current = redis.call('GET', KEYS[9])
+  if not current or cjson.decode(current)['until'] < tonumber(ARGV[8]) then redis.call('SET', KEYS[9], ARGV[6], 'PX', ARGV[7]) end
+end
+redis.call('SET', KEYS[8], ARGV[1])
+return 1
+`;
+
+// Rows counted in an epoch Redis has lost, written to the ledger after the current epoch was seeded
+// (so the seed could not see them): their costs are added now, once each. KEYS: epoch, seeded, then
+// per row its spent day/week/month and its late marker. ARGV: keep seconds, then per row its epoch
+// and cost. → rows added.
+export const LATE = `
+local epoch = redis.call('GET', KEYS[1])
+if not epoch or redis.call('GET', KEYS[2]) ~= epoch then return 0 end
+local added = 0
+for r = 0, (#KEYS - 2) / 4 - 1 do
+  local cost = tonumber(ARGV[3 + 2 * r])
+  if ARGV[2 + 2 * r] ~= epoch and cost and cost > 0 and cost % 1 == 0 and redis.call('SET', KEYS[6 + 4 * r], '1', 'PX', ${BASE_TTL_MS}, 'NX') then
+    for i = 0, 2 do
+      redis.call('INCRBY', KEYS[3 + 4 * r + i], cost)
+      redis.call('EXPIRE', KEYS[3 + 4 * r + i], ARGV[1])
+    end
+    added = added + 1
+  end
+end
+return added
+`;
+
+// A replica's reservations of requests still in flight, after Redis lost them: held again, unless
+// settled meanwhile. KEYS: reservations, expiries, reserved total, then each one's settled marker.
+// ARGV: ttl ms, then id and amount of each. → reservations restored.
+export const RESTORE = `${NOW}
+local restored = 0
+for r = 0, #KEYS - 4 do
+  local id = ARGV[2 + 2 * r]
+  local amount = tonumber(ARGV[3 + 2 * r])
+  if amount and redis.call('HEXISTS', KEYS[1], id) == 0 and redis.call('EXISTS', KEYS[4 + r]) == 0 then
+    redis.call('HSET', KEYS[1], id, amount)
+    redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), id)
+    redis.call('INCRBY', KEYS[3], amount)
+    restored = restored + 1
+  end
+end
+return restored
+`;
+
+// KEYS: fired marker, pause. ARGV: fired at (ms), marker ttl ms, pause json ('' for none), pause
+// ttl ms, pause until. → 1 for the first caller. The pause is written first: should it fail, the
+// script stops before the marker, and the rule fires on a later call.
+export const FIRE = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[3] ~= '' then
+  local current = redis.call('GET', KEYS[2])
+  if not current or cjson.decode(current)['until'] < tonumber(ARGV[5]) then redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4]) end
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`;
