@@ -30,7 +30,11 @@ export interface LedgerRow {
 
 /** Text the client may influence is clipped before it is stored: a row stays small whatever was sent. */
 const MAX_TEXT = 200;
-const clip = (text: string) => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text);
+// Control characters (NUL among them: PostgreSQL refuses it in text) never reach the database.
+const CONTROL = /[\u0000-\u001f\u007f]/g;
+const clip = (text: string) => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text).replace(CONTROL, '');
+/** A count or amount as the integer columns take it: a fraction or a NaN in a usage report must not make the row unwritable. */
+const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0);
 
 export function toRecord(row: LedgerRow): LedgerTable {
   return {
@@ -42,16 +46,17 @@ export function toRecord(row: LedgerRow): LedgerTable {
     key_id: clip(row.keyId),
     provider: clip(row.provider),
     model: clip(row.model),
-    status: row.status,
+    status: whole(row.status),
     error_code: row.errorCode === null ? null : clip(row.errorCode),
     cache_hit: row.cacheHit ? 1 : 0,
-    prompt_tokens: row.promptTokens,
-    completion_tokens: row.completionTokens,
-    cached_tokens: row.cachedTokens,
-    cost_nano: row.costNano,
-    saved_nano: row.savedNano,
-    latency_ms: Math.round(row.latencyMs),
-    ttft_ms: row.ttftMs === null ? null : Math.round(row.ttftMs),
+    prompt_tokens: whole(row.promptTokens),
+    completion_tokens: whole(row.completionTokens),
+    cached_tokens: whole(row.cachedTokens),
+    // Billed amounts are whole nano-dollars already (rounded up when billed).
+    cost_nano: whole(row.costNano),
+    saved_nano: whole(row.savedNano),
+    latency_ms: whole(row.latencyMs),
+    ttft_ms: row.ttftMs === null ? null : whole(row.ttftMs),
     budget_epoch: row.epoch,
   };
 }

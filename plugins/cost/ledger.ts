@@ -3,12 +3,16 @@
 // batch inserts the rows (multi-row INSERT … ON CONFLICT DO NOTHING RETURNING id) and adds exactly
 // the rows it inserted to the hourly and daily rollups (upserts in primary-key order). A batch that
 // fails stays queued and is retried with backoff; a retry of a batch that did commit inserts
-// nothing and adds nothing, so nothing is counted twice. A crash loses what is queued: at most one
-// flush interval of rows while the database answers (docs/storage.md measures it).
+// nothing and adds nothing, so nothing is counted twice. A batch that keeps failing while the
+// database answers is written row by row once, and a row that alone cannot be written is logged
+// and set aside, so one bad row never blocks the rest. A crash loses what is queued: at most one
+// flush interval of rows while the database answers (docs/storage.md measures it). Past the backlog
+// bound, rows that carry no cost (cache hits) are counted and dropped: memory stays bounded, money
+// rows are never dropped (the cost guard refuses paid requests instead).
 import type { Logger } from 'pino';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Store } from '../../core/store/database.js';
-import type { RollupTableName, Tables } from '../../core/store/schema.js';
+import type { LedgerTable, RollupTableName, Tables } from '../../core/store/schema.js';
 import { ensurePartitions } from '../../core/store/partitions.js';
 import { toRecord, type LedgerRow } from './ledger-row.js';
 import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, rollUp } from './rollups.js';
@@ -17,6 +21,13 @@ import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, rollUp } from './rollups.js'
 const BATCH_ROWS = 2000;
 const STATEMENT_ROWS = 500;
 const MAX_BACKOFF_MS = 30_000;
+/** After this many failures in a row of a batch the database otherwise takes, its rows are tried one by one. */
+const ROW_BY_ROW_AFTER = 3;
+/** …unless the first rows all fail alone too: then the fault is not in the rows. */
+const SYSTEMIC_AFTER = 5;
+
+/** Runs inside a batch's transaction, after its rows were inserted, with the rows that were new. */
+export type InsertedHook = (trx: Transaction<Tables>, inserted: readonly LedgerTable[]) => Promise<void>;
 
 export interface LedgerOptions {
   flushMs: number;
@@ -29,7 +40,12 @@ export class LedgerWriter {
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** Failures in a row of the batch at the head of the queue. */
+  private batchFailures = 0;
   private closed = false;
+  private dropped = 0;
+  /** The Redis budget store's check for rows counted in an epoch Redis has since lost (redis-budget.ts). */
+  onInserted: InsertedHook | undefined;
 
   constructor(
     private readonly store: Store,
@@ -50,7 +66,17 @@ export class LedgerWriter {
   }
 
   add(rows: readonly LedgerRow[]): void {
-    for (const row of rows) this.queue.push(row);
+    if (this.closed) {
+      // A request that settled after shutdown closed the ledger (a stream cut by the shutdown timeout).
+      const nano = rows.reduce((sum, row) => sum + row.costNano, 0);
+      this.logger.error({ rows: rows.length, usd: nano / 1e9 }, 'ledger: rows settled after the ledger closed were not written');
+      return;
+    }
+    const full = !this.accepting;
+    for (const row of rows) {
+      if (full && row.costNano === 0) this.dropped++;
+      else this.queue.push(row);
+    }
   }
 
   /** Writes every row queued when it is called (a flush already running is waited for first). */
@@ -73,12 +99,23 @@ export class LedgerWriter {
     }
   }
 
+  /** Writes `batch` (all of it, but for rows that cannot be written at all: those are set aside). */
   private async write(batch: readonly LedgerRow[]): Promise<void> {
     const records = batch.map(toRecord);
     try {
+      await this.writeRecords(records);
+    } catch (error) {
+      if (++this.batchFailures < ROW_BY_ROW_AFTER || !(await this.answers())) throw error;
+      await this.rowByRow(records, error as Error);
+    }
+    this.batchFailures = 0;
+  }
+
+  private async writeRecords(records: LedgerTable[]): Promise<void> {
+    try {
       await this.transaction(records);
     } catch (error) {
-      // PostgreSQL: a row whose month has no partition (a clock far off, a sweeper that has not run).
+      // PostgreSQL: a row whose month has no partition (a clock a little off, a sweeper that has not run).
       if (this.store.engine !== 'postgres' || (error as { code?: string }).code !== '23514') throw error;
       const times = records.map((record) => record.at);
       await ensurePartitions(this.store.db, Math.min(...times), Math.max(...times));
@@ -86,7 +123,30 @@ export class LedgerWriter {
     }
   }
 
-  private transaction(records: ReturnType<typeof toRecord>[]): Promise<void> {
+  private async answers(): Promise<boolean> {
+    return sql`select 1`.execute(this.store.db).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Writes each row alone; rows that fail alone while others succeed are set aside (logged in full). */
+  private async rowByRow(records: LedgerTable[], cause: Error): Promise<void> {
+    const failed: Array<{ record: LedgerTable; error: string }> = [];
+    for (const [i, record] of records.entries()) {
+      try {
+        await this.writeRecords([record]);
+      } catch (error) {
+        failed.push({ record, error: (error as Error).message });
+        // The first rows all failing alone as well: the fault is the database's, keep everything.
+        if (failed.length === i + 1 && failed.length >= SYSTEMIC_AFTER) throw cause;
+      }
+    }
+    if (failed.length === records.length) throw cause;
+    for (const { record, error } of failed) this.logger.error({ err: error, row: record }, 'ledger: a row that cannot be written was set aside');
+  }
+
+  private transaction(records: LedgerTable[]): Promise<void> {
     return this.store.db.transaction().execute(async (trx) => {
       const inserted = new Set<string>();
       for (let i = 0; i < records.length; i += STATEMENT_ROWS) {
@@ -102,6 +162,7 @@ export class LedgerWriter {
       if (fresh.length === 0) return;
       await upsert(trx, 'usage_hourly', rollUp(fresh, HOUR_MS));
       await upsert(trx, 'usage_daily', rollUp(fresh, DAY_MS));
+      await this.onInserted?.(trx, fresh);
     });
   }
 
@@ -116,6 +177,10 @@ export class LedgerWriter {
       await this.flush();
       if (this.failures > 0) this.logger.info({ failures: this.failures }, 'ledger: the database takes writes again; the backlog is written');
       this.failures = 0;
+      if (this.dropped > 0) {
+        this.logger.warn({ rows: this.dropped }, 'ledger: rows without a cost (cache hits) were dropped while the backlog was full');
+        this.dropped = 0;
+      }
     } catch (error) {
       this.failures++;
       // Once per streak at warn, then every tenth failure: a database that is away for an hour does not flood the log.
@@ -128,8 +193,8 @@ export class LedgerWriter {
 
   /** Stops the timer and writes what is queued; rows that still cannot be written are reported, not hidden. */
   async close(): Promise<void> {
-    this.closed = true;
     clearTimeout(this.timer);
+    this.closed = true;
     try {
       await this.flush();
     } catch (error) {
