@@ -27,6 +27,10 @@ import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
 import type { Amounts, BudgetStore, Periods, ReserveResult } from './cost/budget-store.js';
 import type { LedgerRow } from './cost/ledger-row.js';
+import type { Usage } from '../core/chat-types.js';
+import type { Logger } from 'pino';
+import type { Store } from '../core/store/database.js';
+import { releaseLease, takeLease } from '../core/store/lease.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
 
 const settings = defineSettings({
@@ -138,6 +142,13 @@ export const costGuard: PluginModule<typeof settings> = {
     const history = new SpendHistory(store);
     const records = new BudgetRecords(store);
     let budget: BudgetStore;
+    let sharing: { stop(): Promise<void> } | undefined;
+    if (values.MODELGATE_STORE !== 'redis' && store.engine === 'postgres') {
+      logger.warn(
+        { database: store.location },
+        'MODELGATE_STORE=embedded with a shared PostgreSQL: the ledger is shared, but each replica enforces the budgets, rate limits and pauses on its own (N replicas may spend N times a limit). With several replicas set MODELGATE_STORE=redis.',
+      );
+    }
     if (values.MODELGATE_STORE === 'redis') {
       if (store.engine === 'sqlite') {
         logger.warn(
@@ -147,9 +158,12 @@ export const costGuard: PluginModule<typeof settings> = {
       }
       const redis = deps.redis();
       await waitUntilReady(redis, BOOT_WAIT_MS);
-      budget = new RedisBudget(redis, logger, { ledger, history, records, seedDelayMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL + SEED_MARGIN_MS });
+      const shared = new RedisBudget(redis, logger, { ledger, history, records, seedDelayMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL + SEED_MARGIN_MS });
+      await shared.start();
+      budget = shared;
     } else {
       budget = await MemoryBudget.open(ledger, history, records);
+      sharing = await watchForSharing(store, logger);
     }
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
@@ -254,13 +268,40 @@ export const costGuard: PluginModule<typeof settings> = {
       };
     }
 
-    /** Replaces `held`'s reservation by `nano` and records `rows`, then tells the metrics and the alert rules. */
+    /**
+     * Replaces `held`'s reservation by `nano` and records `rows`, then tells the metrics and the alert
+     * rules. The cost is settled first: a release of an extra reservation that fails (kept and
+     * retried by the store) never keeps the cost from being counted.
+     */
     async function settleBudget(held: Held, nano: number, at: number, rows: LedgerRow[]): Promise<void> {
       const periods = currentPeriods(at);
-      for (const id of held.extra) await budget.settle(id, 0, periods);
-      const spent = await budget.settle(held.id, nano, periods, rows);
+      const settled = budget.settle(held.id, nano, periods, rows);
+      const released = Promise.allSettled(held.extra.map((id) => budget.settle(id, 0, periods)));
+      const spent = await settled;
+      await released;
       announce(spent);
       await alerts?.evaluate(periods, spent, limits);
+    }
+
+    /**
+     * What the request is billed in nano-dollars on `held` (the answer and the cut-off calls), and the
+     * usage it consumed. Should billing fail (a usage report no price applies to), it is billed what
+     * was reserved for it: never less than it may have cost.
+     */
+    function billed(ctx: RequestContext, held: Held | undefined, hit: boolean): { nano: number; used: Usage | undefined } {
+      try {
+        const answered = held ? bill(ctx, held.model) : 0;
+        // The cost on the outcome (metrics, logs) is what the answer is billed: also for a model priced
+        // by the unpriced default, and for a stream cut short, whose last usage report was partial.
+        if (held && answered > 0 && (ctx.outcome.cost === undefined || ctx.outcome.interrupted)) ctx.outcome.cost = answered;
+        const nano = toNano(answered + (held ? cutOffUsd(ctx, held) : 0));
+        if (!Number.isSafeInteger(nano) || nano < 0) throw new Error(`billed ${nano} nano-dollars`);
+        // A cache hit costs nothing, but its tokens were served: usage counts them.
+        return { nano, used: hit ? ctx.outcome.usage : consumedUsage(ctx) };
+      } catch (error) {
+        ctx.log.error({ err: (error as Error).message, requestId: ctx.id }, 'budget: billing failed; billed what was reserved');
+        return { nano: held ? toNano(held.estimateUsd * (1 + held.extra.length)) : 0, used: undefined };
+      }
     }
 
     /** A target the request moves on from gave no answer: only its cut-off calls are billed. */
@@ -273,17 +314,14 @@ export const costGuard: PluginModule<typeof settings> = {
       await settleBudget(held, nano, at, rows);
     }
 
-    /** The request is over: bills the answer (if any) and the cut-off calls of the last target, and records it in the ledger. */
-    async function settle(ctx: RequestContext, held: Held | undefined, failure: unknown): Promise<void> {
+    /**
+     * The request is over: bills the answer (if any) and the cut-off calls of the last target, and
+     * records it in the ledger — also when an earlier target was billed and the next one refused.
+     */
+    async function settle(ctx: RequestContext, held: Held | undefined, failure: unknown, reservedBefore: boolean): Promise<void> {
       const hit = ctx.outcome.cache === 'HIT';
-      if (!held && !hit) return;
-      const answered = held ? bill(ctx, held.model) : 0;
-      // The cost on the outcome (metrics, logs) is what the answer is billed: also for a model priced
-      // by the unpriced default, and for a stream cut short, whose last usage report was partial.
-      if (held && answered > 0 && (ctx.outcome.cost === undefined || ctx.outcome.interrupted)) ctx.outcome.cost = answered;
-      const nano = toNano(answered + (held ? cutOffUsd(ctx, held) : 0));
-      // A cache hit costs nothing, but its tokens were served: usage counts them.
-      const used = hit ? ctx.outcome.usage : consumedUsage(ctx);
+      if (!held && !hit && !reservedBefore) return;
+      const { nano, used } = billed(ctx, held, hit);
       const at = Date.now();
       const request = row(ctx, at, ctx.outcome.target, {
         kind: 'request',
@@ -309,11 +347,15 @@ export const costGuard: PluginModule<typeof settings> = {
         scope: 'chat',
         async handle(ctx, next) {
           let held: Held | undefined;
+          let reservedBefore = false;
           ctx.beforeAttempt.push(async (target) => {
             // The request moves on from the last target, which gave no answer.
             const previous = held;
             held = undefined;
-            if (previous) await settleAbandoned(ctx, previous).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
+            if (previous) {
+              reservedBefore = true;
+              await settleAbandoned(ctx, previous).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
+            }
             held = await reserve(ctx, target);
           });
           ctx.beforeRetry.push((target) => (held && held.target === target ? holdAnother(ctx, held) : undefined));
@@ -325,12 +367,13 @@ export const costGuard: PluginModule<typeof settings> = {
             throw error;
           } finally {
             // A Redis store keeps a failed settlement and its rows and retries it; nothing else to do here.
-            await settle(ctx, held, failure).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
+            await settle(ctx, held, failure, reservedBefore).catch((error: Error) => ctx.log.warn({ err: error.message }, 'budget: settlement failed'));
           }
         },
       },
       async close() {
         await booted;
+        await sharing?.stop();
         await budget.close();
         // After the budget: settlements it kept hand their rows to the ledger as it closes.
         await ledger.close();
@@ -349,4 +392,30 @@ function ending(ctx: RequestContext, failure: unknown): Pick<LedgerRow, 'status'
   const status = ctx.res.statusCode;
   if (ctx.outcome.interrupted === 'upstream_error') return { status, errorCode: 'stream_failed' };
   return { status, errorCode: status >= 400 ? `http_${status}` : null };
+}
+
+const EMBEDDED_LEASE = 'embedded-budget';
+const EMBEDDED_LEASE_MS = 60_000;
+
+/**
+ * The embedded store keeps budgets in this process. Several gateways started from one checkout
+ * share its database file but not their budgets, so each would spend up to the whole limit: the
+ * first holds a lease, renewed while it runs, and the others say so at boot.
+ */
+async function watchForSharing(store: Store, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  const take = () => takeLease(store, EMBEDDED_LEASE, EMBEDDED_LEASE_MS).catch(() => true);
+  if (!(await take())) {
+    logger.warn(
+      { database: store.location },
+      'another gateway uses this database with the embedded store: each process enforces budgets and rate limits on its own, so together they may spend several times a limit. Set MODELGATE_STORE=redis to share them.',
+    );
+  }
+  const timer = setInterval(() => void take(), EMBEDDED_LEASE_MS / 3);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await releaseLease(store, EMBEDDED_LEASE).catch(() => undefined);
+    },
+  };
 }

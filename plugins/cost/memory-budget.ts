@@ -80,13 +80,16 @@ export class MemoryBudget implements BudgetStore {
     }
     for (const row of rows) row.epoch = null;
     this.ledger.add(rows);
-    if (loaded) throw loaded;
+    // Counted in every period that is loaded, even if another could not be (it is read later, rows included).
     const after = {} as Amounts;
     for (const name of PERIODS) {
       const key = periodId(periods[name]);
-      after[name] = this.spent.get(key)! + actual;
+      const spent = this.spent.get(key);
+      if (spent === undefined) continue;
+      after[name] = spent + actual;
       this.spent.set(key, after[name]);
     }
+    if (loaded) throw loaded;
     return after;
   }
 

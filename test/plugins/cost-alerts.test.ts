@@ -7,7 +7,7 @@ import { Alerts, parseRules } from '../../plugins/cost/alerts.js';
 import { MemoryBudget } from '../../plugins/cost/memory-budget.js';
 import { currentPeriods, type Period } from '../../plugins/cost/periods.js';
 import { budgetParts, memoryBudget } from '../helpers/budget.js';
-import { ENGINES } from '../helpers/database.js';
+import { ENGINES, reopenTestStore } from '../helpers/database.js';
 import { EventBus, type AlertEvent } from '../../core/events.js';
 import type { Amounts, BudgetStore, PauseState, Periods, ReserveResult } from '../../plugins/cost/budget-store.js';
 
@@ -83,7 +83,10 @@ for (const engine of ENGINES) {
     t.equal(await budget.fireOnce(week, '0.9:pause', weekPause), true);
     t.equal(await budget.fireOnce(day, '0.9:pause', dayPause), true, 'the day rule fires (once)');
     t.same((await budget.snapshot(currentPeriods())).pause, weekPause, 'the week pause stands');
-    const reopened = await MemoryBudget.open(parts.ledger, parts.history, parts.records);
-    t.same((await reopened.snapshot(currentPeriods())).pause, weekPause, 'and is what the database kept');
+    await parts.ledger.close();
+    await parts.store.close();
+    const restarted = await budgetParts(t, engine, await reopenTestStore(t, parts.store));
+    const reopened = await MemoryBudget.open(restarted.ledger, restarted.history, restarted.records);
+    t.same((await reopened.snapshot(currentPeriods())).pause, weekPause, 'and is what the database kept, across a restart');
   });
 }
