@@ -15,7 +15,8 @@ COPY demo demo
 COPY scripts scripts
 COPY bench bench
 COPY config config
-RUN npm run build && npm prune --omit=dev
+# dist is a link to the build under .builds/: the image gets the build itself.
+RUN npm run build && cp -rL dist /app/dist-image && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -25,7 +26,7 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
-COPY --from=build /app/dist dist
+COPY --from=build /app/dist-image dist
 COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/
 COPY config config
 COPY demo/catalog.json demo/catalog.json

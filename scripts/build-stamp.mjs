@@ -1,18 +1,22 @@
-// What dist/ was built from. `npm run build` writes dist/build.json with a hash of the sources it
-// compiled (every .ts file under tsconfig.build.json's `include`, and the two tsconfig files);
-// `npm start` compares it with the sources on disk before it runs anything, so it never runs a
-// half-written, missing or stale build. Plain JavaScript: it runs before anything is compiled.
+// What dist/ was built from. `npm run build` writes build.json into each build with a hash of the
+// sources it compiled (every .ts file under tsconfig.build.json's `include`, symbolic links
+// followed as tsc follows them, and the two tsconfig files); `npm start` compares it with the
+// sources on disk before it runs anything, so it never runs a half-written, missing or stale
+// build. Plain JavaScript: it runs before anything is compiled.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 export const STAMP = 'build.json';
+/** Where builds live; `dist` links to the current one. */
+export const BUILDS = '.builds';
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json'];
 
 function tsFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) tsFiles(path, out);
+    const directory = entry.isDirectory() || (entry.isSymbolicLink() && statSync(path, { throwIfNoEntry: false })?.isDirectory());
+    if (directory) tsFiles(path, out);
     else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
   }
   return out;
@@ -35,21 +39,25 @@ export function sourceHash(root) {
   return hash.digest('hex');
 }
 
-/** Why dist/ cannot be run as it is (a sentence naming the command that fixes it), or undefined. */
-export function buildProblem(root) {
-  const stampPath = join(root, 'dist', STAMP);
-  if (!existsSync(stampPath)) {
-    return existsSync(join(root, 'dist'))
-      ? 'dist/ is incomplete (no dist/build.json: a build was interrupted or predates this check). Run `npm run build`.'
-      : 'dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci and npm install build it too).';
+/**
+ * The build `dist` points at, resolved once (a build swapped in meanwhile does not mix into this
+ * one), or why it cannot be run (a sentence naming the command that fixes it).
+ */
+export function currentBuild(root) {
+  const dist = join(root, 'dist');
+  if (!existsSync(dist)) {
+    return { problem: 'dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too; a production install needs a build made with the dev dependencies).' };
   }
-  if (!hasSources(root)) return undefined;
+  const dir = realpathSync(dist);
+  const stampPath = join(dir, STAMP);
+  if (!existsSync(stampPath)) return { problem: 'dist/ is incomplete (no build.json: a build was interrupted or predates this check). Run `npm run build`.' };
+  if (!hasSources(root)) return { dir };
   let stamp;
   try {
     stamp = JSON.parse(readFileSync(stampPath, 'utf8'));
   } catch {
-    return 'dist/build.json is unreadable. Run `npm run build`.';
+    return { problem: 'dist/build.json is unreadable. Run `npm run build`.' };
   }
-  if (stamp.sources !== sourceHash(root)) return 'dist/ is stale: the sources changed since it was built. Run `npm run build`.';
-  return undefined;
+  if (stamp.sources !== sourceHash(root)) return { problem: 'dist/ is stale: the sources changed since it was built. Run `npm run build`.' };
+  return { dir };
 }

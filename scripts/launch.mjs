@@ -3,12 +3,13 @@
 // the command to run instead (build-stamp.mjs). Plain JavaScript: it must run before any build.
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildProblem } from './build-stamp.mjs';
+import { currentBuild } from './build-stamp.mjs';
 
+/** Entry points, inside a build. */
 const ENTRIES = {
-  server: 'dist/core/main.js',
-  demo: 'dist/demo/main.js',
-  migrate: 'dist/core/store/migrate-main.js',
+  server: 'core/main.js',
+  demo: 'demo/main.js',
+  migrate: 'core/store/migrate-main.js',
 };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,9 +19,10 @@ if (!entry) {
   console.error(`modelgate: unknown entry point "${name}" (one of: ${Object.keys(ENTRIES).join(', ')})`);
   process.exit(2);
 }
-const problem = buildProblem(root);
-if (problem) {
-  console.error(`modelgate: ${problem}`);
+const build = currentBuild(root);
+if (build.problem) {
+  console.error(`modelgate: ${build.problem}`);
   process.exit(1);
 }
-await import(pathToFileURL(join(root, entry)).href);
+// From the build `dist` pointed at when we looked: every module of this process comes from it.
+await import(pathToFileURL(join(build.dir, entry)).href);

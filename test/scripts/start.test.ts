@@ -1,10 +1,11 @@
 // The start contract: `npm start` runs the compiled server and never compiles, so several
 // instances started at the same moment from one checkout all come up; a missing, incomplete or
-// stale dist/ stops it with one line naming `npm run build`; `npm run build` compiles into a fresh
-// directory and swaps it in whole, so a failed compile leaves the previous build running.
+// stale dist/ stops it with one line naming `npm run build`; `npm run build` compiles into a build
+// directory of its own and points dist/ at it in one rename, builds take turns, and a failed compile
+// leaves the previous build in place.
 import t from 'tap';
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../core/paths.js';
@@ -24,6 +25,8 @@ t.test('three instances started at the same moment from one checkout, on one dat
     t.ok(gateway.logs.some((line) => line.msg === 'database ready'));
   }
   t.equal(new Set(gateways.map((gateway) => gateway.url)).size, 3, 'on three ports');
+  const warned = gateways.filter((gateway) => gateway.logs.some((line) => String(line.msg).startsWith('another gateway uses this database with the embedded store')));
+  t.equal(warned.length, 2, 'the two that came second are told their budgets are not shared (embedded store)');
 });
 
 /** A checkout of its own: the launcher, one source file, and optionally a dist/. */
@@ -50,7 +53,7 @@ t.test('a missing, incomplete or stale dist/ is refused with one line naming npm
   const root = miniCheckout(t);
   const missing = await runLaunch('server', {}, root);
   t.equal(missing.code, 1);
-  t.equal(missing.stderr, 'modelgate: dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci and npm install build it too).\n');
+  t.equal(missing.stderr, 'modelgate: dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too; a production install needs a build made with the dev dependencies).\n');
 
   fakeBuild(root, undefined);
   const incomplete = await runLaunch('server', {}, root);
@@ -67,6 +70,17 @@ t.test('a missing, incomplete or stale dist/ is refused with one line naming npm
   t.equal(stale.code, 1);
   t.equal(stale.stderr, 'modelgate: dist/ is stale: the sources changed since it was built. Run `npm run build`.\n');
   t.equal(stale.stdout, '', 'nothing of the stale build ran');
+
+  // A source folder that is a symbolic link is followed, as the compiler follows it.
+  writeFileSync(join(root, 'core', 'main.ts'), "console.log('the server ran');\n");
+  const shared = mkdtempSync(join(tmpdir(), 'modelgate-shared-'));
+  t.teardown(() => rmSync(shared, { recursive: true, force: true }));
+  writeFileSync(join(shared, 'helper.ts'), 'export const a = 1;\n');
+  symlinkSync(shared, join(root, 'core', 'shared'), 'dir');
+  writeFileSync(join(root, 'dist', 'build.json'), JSON.stringify({ sources: sourceHash(root) }));
+  t.equal((await runLaunch('server', {}, root)).code, 0);
+  writeFileSync(join(shared, 'helper.ts'), 'export const a = 2;\n');
+  t.equal((await runLaunch('server', {}, root)).code, 1, 'an edit behind a symbolic link makes the build stale');
 
   // An image ships dist/ without the sources: nothing to compare, the build runs.
   rmSync(join(root, 'tsconfig.build.json'));
@@ -88,6 +102,28 @@ t.test('npm run build swaps in a whole build; one that fails to compile leaves t
   t.equal(readFileSync(join(root, 'dist', 'build.json'), 'utf8'), stamp, 'the previous build is still there, whole');
   t.ok(existsSync(join(root, 'dist', 'core', 'main.js')), 'with its compiled files');
   t.equal((await runLaunch('server', {}, root)).code, 1, 'and is refused as stale, not run half-new');
+});
+
+t.test('two builds at once take turns; dist/ is always one whole build; the current and the previous build are kept', async (t) => {
+  const root = miniCheckout(t);
+  symlinkSync(join(projectRoot, 'node_modules'), join(root, 'node_modules'), 'dir');
+  const build = () =>
+    new Promise<number | null>((resolve) => spawn(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: 'ignore', env: { ...process.env, npm_lifecycle_event: 'build' } }).on('exit', resolve));
+  const first = [build(), build()];
+  // Launched while they run: each finds a whole build, or none yet, never half of one.
+  const during: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const run = await runLaunch('server', {}, root);
+    during.push(run.code ?? -1);
+    if (run.code === 0) t.equal(run.stdout, 'the server ran\n');
+    else t.match(run.stderr, /dist\/ is missing/);
+  }
+  t.same(await Promise.all(first), [0, 0], 'both builds succeed');
+  t.equal(await build(), 0);
+  t.ok(lstatSync(join(root, 'dist')).isSymbolicLink(), 'dist/ links to a build');
+  t.equal((await runLaunch('server', {}, root)).stdout, 'the server ran\n');
+  t.equal(readdirSync(join(root, '.builds')).filter((name) => !name.startsWith('.')).length, 2, 'the current build and the one before');
+  t.notOk(existsSync(join(root, '.builds', '.lock')), 'the lock is released');
 });
 
 t.test('under `prepare`, a production install without the compiler skips the build with a note instead of failing npm ci', async (t) => {
