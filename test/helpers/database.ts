@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { openStore, openSqlite, type Engine, type Store } from '../../core/store/database.js';
@@ -36,7 +36,8 @@ function registerCleanup(): void {
 /** A schema name no other test uses; dropped (with everything in it) when the test file ends. */
 export function testSchema(): string {
   registerCleanup();
-  const schema = `modelgate_test_${randomBytes(5).toString('hex')}`;
+  // The second it was made is in the name: the test setup drops the ones a killed run left behind.
+  const schema = `modelgate_test_${Math.floor(Date.now() / 1000)}_${randomBytes(4).toString('hex')}`;
   schemas.push(schema);
   return schema;
 }
@@ -94,4 +95,12 @@ export async function postgresAnswers(): Promise<boolean> {
   } finally {
     await client.end().catch(() => undefined);
   }
+}
+
+/** Another store on the same database as `store` (a restart): its file, or its schema. Closed when `test` ends. */
+export async function reopenTestStore(test: { teardown(fn: () => Promise<void> | void): void }, store: Store): Promise<Store> {
+  if (store.engine === 'postgres') return openTestStore(test, 'postgres', { schema: store.schema });
+  const reopened = openSqlite(dirname(store.location));
+  test.teardown(() => reopened.close());
+  return reopened;
 }

@@ -1,5 +1,7 @@
 // The gateway as its own process, started the way `npm start` starts it (node scripts/launch.mjs):
 // for what only a process shows — several started at the same moment, exit statuses, SIGKILL.
+// Every process started is killed when the test file ends, whatever happened to the test.
+import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ export interface GatewayProcess {
 export function runLaunch(entry: string, env: Record<string, string>, root = projectRoot): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(root, 'scripts', 'launch.mjs'), entry], { cwd: root, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    track(child);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -30,20 +33,46 @@ export function runLaunch(entry: string, env: Record<string, string>, root = pro
   });
 }
 
+/** How long a gateway may take to listen before the test gives up on it. */
+const START_TIMEOUT_MS = 30_000;
+const children = new Set<ChildProcess>();
+let reaping = false;
+
+/** Kills, when the test file ends, every process it started. */
+function track(child: ChildProcess): void {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  if (reaping) return;
+  reaping = true;
+  t.teardown(() => {
+    for (const running of children) running.kill('SIGKILL');
+  });
+}
+
+/** Settings of the developer's shell that would change what a test runs against. */
+const OURS = /^(MODELGATE_|REDIS_|OPENAI_|ANTHROPIC_|GOOGLE_|COHERE_|MISTRAL_|CUSTOM_)/;
+
 function baseEnv(): Record<string, string | undefined> {
-  // The test runner's own environment, minus tsx's loader: the process runs the compiled dist/.
-  const { NODE_OPTIONS: _options, ...rest } = process.env;
-  return { ...rest, MODELGATE_API_KEY: GATEWAY_KEY, MODELGATE_HOST: '127.0.0.1', MODELGATE_PORT: '0', MODELGATE_LOG_LEVEL: 'info' };
+  // The test runner's own environment, minus tsx's loader (the process runs the compiled dist/) and
+  // minus gateway settings exported in the shell (an exported MODELGATE_DATABASE_URL would turn an
+  // SQLite test into a PostgreSQL one).
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'NODE_OPTIONS' && !OURS.test(name)));
+  return { ...inherited, MODELGATE_API_KEY: GATEWAY_KEY, MODELGATE_HOST: '127.0.0.1', MODELGATE_PORT: '0', MODELGATE_LOG_LEVEL: 'info' };
 }
 
 /** Starts a gateway process; resolves once it listens (rejects if it exits first, with its stderr). */
 export function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
   const child = spawn(process.execPath, [join(projectRoot, 'scripts', 'launch.mjs'), 'server'], { cwd: projectRoot, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  track(child);
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the gateway did not listen within ${START_TIMEOUT_MS} ms: ${stderr.trim()}`));
+    }, START_TIMEOUT_MS);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: Record<string, unknown>;
       try {
@@ -53,6 +82,7 @@ export function startGatewayProcess(env: Record<string, string>): Promise<Gatewa
       }
       logs.push(entry);
       if (entry.msg === 'modelgate listening') {
+        clearTimeout(timer);
         resolve({
           child,
           url: String(entry.url).replace('localhost', '127.0.0.1'),
@@ -66,6 +96,9 @@ export function startGatewayProcess(env: Record<string, string>): Promise<Gatewa
         });
       }
     });
-    void exited.then(({ code, signal }) => reject(new Error(`the gateway exited (${code ?? signal}) before listening: ${stderr.trim()}`)));
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited (${code ?? signal}) before listening: ${stderr.trim()}`));
+    });
   });
 }

@@ -1,11 +1,29 @@
 // Runs once before the test files (tap's `before`): the real servers the tests use must answer.
 // If nothing answers PING on 127.0.0.1:6379, a throwaway redis-server is started there (no
-// persistence); if PostgreSQL does not answer on 127.0.0.1:5432, the machine's cluster is started
-// (pg_ctlcluster, as the machine's own boot does). Either failing stops the run with a message.
+// persistence); if PostgreSQL does not answer at MODELGATE_TEST_DATABASE_URL (default
+// postgres://postgres@127.0.0.1:5432/test), the machine's cluster is started (pg_ctlcluster, as the
+// machine's own boot does). Either failing stops the run with a message saying what is missing.
+// Schemas that test files killed by a timeout left behind are dropped.
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
+import pg from 'pg';
 import { REDIS_HOST, REDIS_PORT, answersPing } from '../helpers/redis.js';
-import { postgresAnswers, TEST_DATABASE_URL } from '../helpers/database.js';
+import { TEST_DATABASE_URL } from '../helpers/database.js';
+
+/** Why PostgreSQL cannot be used for the tests, or undefined when it can. */
+async function postgresProblem(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 async function waitFor(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
@@ -26,7 +44,7 @@ if (!(await answersPing())) {
   }
 }
 
-if (!(await postgresAnswers())) {
+if ((await postgresProblem()) !== undefined) {
   console.error(`# PostgreSQL does not answer at ${TEST_DATABASE_URL}: starting the machine's cluster`);
   let versions: string[] = [];
   try {
@@ -35,8 +53,23 @@ if (!(await postgresAnswers())) {
     // not installed: reported below
   }
   for (const version of versions) spawnSync('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'start'], { stdio: 'inherit' });
-  if (!(await waitFor(postgresAnswers))) {
-    console.error('# PostgreSQL did not answer (is it installed? .ci/run starts it); the store tests need it');
+  if (!(await waitFor(async () => (await postgresProblem()) === undefined, 50))) {
+    console.error(
+      `# PostgreSQL cannot be used at ${TEST_DATABASE_URL}: ${await postgresProblem()}.\n` +
+        '# The tests need a server there that lets that user in without a password (trust) and has that database: .ci/run sets this up, or point MODELGATE_TEST_DATABASE_URL elsewhere.',
+    );
     process.exit(1);
   }
 }
+
+// Schemas of test files killed before their teardown. Their names carry the second they were made
+// (test/helpers/database.ts): only those older than a day go, never one a run going on now uses.
+const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+await client.connect();
+const { rows } = await client.query<{ name: string }>("select nspname as name from pg_namespace where nspname like 'modelgate\\_test\\_%'");
+const dayAgo = Date.now() / 1000 - 86_400;
+for (const { name } of rows) {
+  const made = Number(/^modelgate_test_(\d+)_/.exec(name)?.[1]);
+  if (made < dayAgo) await client.query(`drop schema if exists "${name}" cascade`);
+}
+await client.end();

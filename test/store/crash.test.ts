@@ -1,20 +1,18 @@
-// A gateway killed with SIGKILL loses the ledger rows it had queued and not yet written: at most
-// one flush interval (MODELGATE_LEDGER_FLUSH_INTERVAL, 1 s by default) of them while the database
-// takes writes. Measured on both engines: requests answered one after another for ~2.5 s, then
-// SIGKILL; every row older than one interval (and a margin for a batch being written) is in the
-// database, and nothing was written twice.
+// A gateway killed with SIGKILL loses exactly the ledger rows it had queued and not yet written —
+// those settled since its last write, which the timer makes every MODELGATE_LEDGER_FLUSH_INTERVAL
+// ms — and never writes a row twice. On both engines: with the timer out of the way, writes happen
+// only where the test asks for them (GET /v1/usage writes the queue first), so what is lost is known
+// to the row; then, with the default interval, how much a kill mid-traffic loses is measured and
+// reported (a measurement, not a timing assertion).
 import t from 'tap';
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import type { FakeProvider } from '../helpers/fake-provider.js';
 import { call, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { chatRequest, testCatalog } from '../helpers/money.js';
 import { ENGINES, engineEnv, openTestStore } from '../helpers/database.js';
-import { openSqlite } from '../../core/store/database.js';
+import { openSqlite, type Store } from '../../core/store/database.js';
 import { startGatewayProcess } from '../helpers/process.js';
-
-const FLUSH_MS = 1000;
-/** A batch that started just before the kill may have been about to commit. */
-const MARGIN_MS = 300;
+import type { Engine } from '../../core/store/database.js';
 
 let upstream: FakeProvider;
 t.before(async () => {
@@ -23,31 +21,58 @@ t.before(async () => {
 });
 t.teardown(() => upstream.close());
 
+const body = JSON.stringify(chatRequest(16));
+
+function settings(engine: Engine, flushMs: number): Record<string, string> {
+  return {
+    ...PROTOCOL_ONLY,
+    ...engineEnv(engine),
+    MODELGATE_RATE_LIMITING_ENABLED: 'false',
+    MODELGATE_LEDGER_FLUSH_INTERVAL: String(flushMs),
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: testCatalog(),
+  };
+}
+
+async function ledgerOf(t: Parameters<typeof openTestStore>[0], engine: Engine, env: Record<string, string>) {
+  const store: Store = engine === 'postgres' ? await openTestStore(t, engine, { schema: env.MODELGATE_DATABASE_SCHEMA }) : openSqlite(env.MODELGATE_DATA_DIR!);
+  if (engine === 'sqlite') t.teardown(() => store.close());
+  const rows = await store.db.selectFrom('ledger').select(['id', 'request_id']).execute();
+  const daily = await store.db.selectFrom('usage_daily').select((eb) => eb.fn.sum<number>('requests').as('n')).executeTakeFirstOrThrow();
+  return { rows, rollupRequests: Number(daily.n ?? 0) };
+}
+
 for (const engine of ENGINES) {
-  t.test(`${engine}: SIGKILL loses at most one flush interval of ledger rows`, async (t) => {
-    const env: Record<string, string> = { ...PROTOCOL_ONLY, ...engineEnv(engine), MODELGATE_RATE_LIMITING_ENABLED: 'false', MODELGATE_LEDGER_FLUSH_INTERVAL: String(FLUSH_MS), OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_MODEL_CATALOG: testCatalog() };
+  t.test(`${engine}: SIGKILL loses exactly the rows queued since the last write, and nothing is written twice`, async (t) => {
+    const env = settings(engine, 60_000);
     const gateway = await startGatewayProcess(env);
-    const answeredAt: number[] = [];
-    const body = JSON.stringify(chatRequest(16));
-    const until = Date.now() + 2500;
-    while (Date.now() < until) {
-      const answer = await call(gateway.url, '/chat/completions', { body });
-      if (answer.status === 200) answeredAt.push(Date.now());
-    }
+    const written: string[] = [];
+    for (let i = 0; i < 40; i++) written.push((await call(gateway.url, '/chat/completions', { body })).headers.get('x-request-id')!);
+    t.equal((await call(gateway.url, '/usage')).status, 200, 'writes the queue');
+    const queued: string[] = [];
+    for (let i = 0; i < 25; i++) queued.push((await call(gateway.url, '/chat/completions', { body })).headers.get('x-request-id')!);
     gateway.child.kill('SIGKILL');
-    const killedAt = Date.now();
     await gateway.exited;
 
-    const store = engine === 'postgres' ? await openTestStore(t, engine, { schema: env.MODELGATE_DATABASE_SCHEMA }) : openSqlite(env.MODELGATE_DATA_DIR!);
-    if (engine === 'sqlite') t.teardown(() => store.close());
-    const rows = Number((await store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-    const daily = Number((await store.db.selectFrom('usage_daily').select((eb) => eb.fn.sum<number>('requests').as('n')).executeTakeFirstOrThrow()).n ?? 0);
-    const lost = answeredAt.length - rows;
-    const surelyWritten = answeredAt.filter((at) => at < killedAt - FLUSH_MS - MARGIN_MS).length;
-    const inLastInterval = answeredAt.length - surelyWritten;
-    t.comment(`${engine}: ${answeredAt.length} requests answered in 2.5 s, ${rows} ledger rows after SIGKILL: ${lost} lost (${((lost / answeredAt.length) * 100).toFixed(1)}%); ${inLastInterval} were answered in the last ${FLUSH_MS + MARGIN_MS} ms`);
-    t.ok(rows >= surelyWritten, `every row older than one flush interval was written (${rows} ≥ ${surelyWritten})`);
-    t.ok(lost >= 0 && lost <= inLastInterval, `what was lost (${lost}) is within the last interval's ${inLastInterval}`);
-    t.equal(daily, rows, 'the rollups hold exactly the rows written');
+    const { rows, rollupRequests } = await ledgerOf(t, engine, env);
+    t.same(rows.map((row) => row.request_id).sort(), [...written].sort(), 'the 40 written before are there; the 25 queued since are what was lost');
+    t.equal(new Set(rows.map((row) => row.id)).size, rows.length, 'no row twice');
+    t.equal(rollupRequests, rows.length, 'the rollups hold exactly the rows written');
+  });
+
+  t.test(`${engine}: measured — what a SIGKILL mid-traffic loses with the default 1 s interval`, async (t) => {
+    const env = settings(engine, 1000);
+    const gateway = await startGatewayProcess(env);
+    let answered = 0;
+    const until = Date.now() + 2500;
+    while (Date.now() < until) if ((await call(gateway.url, '/chat/completions', { body })).status === 200) answered++;
+    gateway.child.kill('SIGKILL');
+    await gateway.exited;
+    const { rows, rollupRequests } = await ledgerOf(t, engine, env);
+    const lost = answered - rows.length;
+    t.comment(`${engine}: ${answered} requests answered back to back in 2.5 s; after SIGKILL ${rows.length} ledger rows: ${lost} lost (${((lost / answered) * 100).toFixed(1)}%)`);
+    t.ok(rows.length <= answered, 'no row that was not answered, none twice');
+    t.equal(rollupRequests, rows.length, 'the rollups hold exactly the rows written');
   });
 }

@@ -79,3 +79,34 @@ t.test('three replicas keep one ledger through a Redis flush and a restart', asy
   t.equal(after.rollupRequests, 33);
   t.ok(near(after.rollupNano / 1e9, 33 * FIXTURE_COST));
 });
+
+t.test('two replicas under concurrent load keep one ledger that matches the shared budget', async (t) => {
+  const schema = testSchema();
+  const pairPrefix = testPrefix();
+  t.teardown(() => flushPrefix(pairPrefix));
+  const env = {
+    ...PROTOCOL_ONLY,
+    ...redisEnv(pairPrefix),
+    ...postgresEnv(schema),
+    MODELGATE_STORE: 'redis',
+    MODELGATE_RATE_LIMITING_ENABLED: 'false',
+    REDIS_COMMAND_TIMEOUT: '5000',
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: testCatalog(),
+  };
+  const replicas = await Promise.all([1, 2].map(() => startGatewayProcess(env)));
+  // 8 clients per replica, 10 requests each, all at once.
+  const statuses = (await Promise.all(Array.from({ length: 16 }, async (_, client) => {
+    const mine: number[] = [];
+    for (let i = 0; i < 10; i++) mine.push((await send(replicas[client % 2]!)).status);
+    return mine;
+  }))).flat();
+  t.equal(statuses.filter((status) => status === 200).length, 160);
+  const budgets = await Promise.all(replicas.map((replica) => spentToday(replica)));
+  t.ok(near(budgets[0].spent_usd, 160 * FIXTURE_COST) && near(budgets[1].spent_usd, 160 * FIXTURE_COST), 'one budget, every request counted once');
+  const store = await openTestStore(t, 'postgres', { schema });
+  const rows = await store.db.selectFrom('ledger').select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('cost_nano').as('nano')]).executeTakeFirstOrThrow();
+  t.equal(Number(rows.rows), 160, 'one row per request');
+  t.ok(near(Number(rows.nano) / 1e9, budgets[0].spent_usd), 'the ledger holds what the budget counted');
+});
