@@ -92,8 +92,8 @@ export class RedisBudget implements BudgetStore {
   private readonly timer: NodeJS.Timeout;
   private retrying: Promise<void> | undefined;
   private seeding: { epoch: string; done: Promise<void> } | undefined;
-  /** This replica's reservations of requests in flight (id → nano-dollars), to put back into a new epoch. */
-  private readonly outstanding = new Map<string, number>();
+  /** This replica's reservations of requests in flight (id → nano-dollars and when), to put back into a new epoch. */
+  private readonly outstanding = new Map<string, { amount: number; at: number }>();
   /** The epoch this replica last saw; a different one means Redis lost its state. */
   private epoch: string | undefined;
   private droppedReleases = 0;
@@ -172,7 +172,7 @@ export class RedisBudget implements BudgetStore {
       }
       this.saw(String(result[1]));
       if (result[0] === 1) {
-        this.outstanding.set(id, amount);
+        this.remember(id, amount);
         return { ok: true };
       }
       if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[2])) as PauseState };
@@ -288,9 +288,17 @@ export class RedisBudget implements BudgetStore {
     }
   }
 
+  /** Notes a reservation in flight; one older than a reservation lives is of no use (and is forgotten). */
+  private remember(id: string, amount: number): void {
+    const now = Date.now();
+    if (this.outstanding.size >= 10_000) for (const [old, { at }] of this.outstanding) if (at < now - RESERVATION_TTL_MS) this.outstanding.delete(old);
+    this.outstanding.set(id, { amount, at: now });
+  }
+
   /** Puts this replica's in-flight reservations back into the epoch Redis moved to. */
   private async restoreOutstanding(): Promise<void> {
-    const entries = [...this.outstanding];
+    const cutoff = Date.now() - RESERVATION_TTL_MS;
+    const entries = [...this.outstanding].filter(([, { at }]) => at >= cutoff).map(([id, { amount }]) => [id, amount] as const);
     if (entries.length === 0) return;
     try {
       const restored = await this.redis.modelgateBudgetRestore(
