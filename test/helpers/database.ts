@@ -82,16 +82,16 @@ export async function openTestStore(test: { teardown(fn: () => Promise<void> | v
   return store;
 }
 
-/** Whether PostgreSQL answers on the test URL (false, never a throw, when it does not). */
-export async function postgresAnswers(): Promise<boolean> {
+/** Why PostgreSQL cannot be used for the tests (the error it gave), or undefined when it can. */
+export async function postgresProblem(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
   } finally {
     await client.end().catch(() => undefined);
   }

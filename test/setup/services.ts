@@ -8,22 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import { REDIS_HOST, REDIS_PORT, answersPing } from '../helpers/redis.js';
-import { TEST_DATABASE_URL } from '../helpers/database.js';
-
-/** Why PostgreSQL cannot be used for the tests, or undefined when it can. */
-async function postgresProblem(): Promise<string | undefined> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 2000 });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return undefined;
-  } catch (error) {
-    return (error as Error).message || String(error);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
+import { postgresProblem, TEST_DATABASE_URL } from '../helpers/database.js';
 
 async function waitFor(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
