@@ -1,7 +1,27 @@
 // The Redis budget store's keys and Lua scripts (redis-budget.ts says what they are for). Each
 // script checks its arguments before it writes anything: Redis does not undo a script that fails
 // halfway. All keys share the {budget} hash tag (one Cluster slot, as multi-key scripts need).
-import type { Period } from './periods.js';
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { PERIODS, type Period } from './periods.js';
+import type { Periods } from './budget-store.js';
+
+/** A reservation left by a replica that died mid-request is released after this. */
+export const RESERVATION_TTL_MS = 15 * 60_000;
+/** Spend counters outlive their period by far: a year and a month. */
+export const KEEP_SPEND_S = 400 * 86_400;
+
+/** The connection with the scripts defined on it (redis-budget.ts and redis-recovery.ts define them). */
+export type Scripted = Redis & {
+  modelgateBudgetReserve(...args: Array<string | number>): Promise<Array<number | string>>;
+  modelgateBudgetSettle(...args: Array<string | number>): Promise<[number, number, number, string]>;
+  modelgateBudgetState(...args: Array<string | number>): Promise<[number, number, number, number, string | null, string, number, number, number]>;
+  modelgateBudgetRestarted(...args: Array<string | number>): Promise<number>;
+  modelgateBudgetSeed(...args: Array<string | number>): Promise<number>;
+  modelgateBudgetLate(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
+  modelgateBudgetRestore(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
+  modelgateBudgetFire(...args: Array<string | number>): Promise<number>;
+};
 
 export const keys = {
   spent: (period: Period) => `{budget}:spent:${period.name}:${period.key}`,
@@ -19,6 +39,16 @@ export const keys = {
   seeded: '{budget}:seeded',
   runId: '{budget}:run-id',
 };
+
+export const spentKeys = (periods: Periods): string[] => PERIODS.map((name) => keys.spent(periods[name]));
+export const baseKeys = (periods: Periods): string[] => PERIODS.map((name) => keys.base(periods[name]));
+
+/** A candidate for a new epoch's id, sent with each script that may create one: unique per process and call. */
+const EPOCH_PREFIX = randomBytes(6).toString('hex');
+let epochCount = 0;
+export function newEpoch(): string {
+  return `${EPOCH_PREFIX}-${(epochCount++).toString(36)}`;
+}
 
 /** Base values outlive an epoch's seed by far; a day is plenty. */
 export const BASE_TTL_MS = 86_400_000;
