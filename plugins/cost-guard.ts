@@ -7,9 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { GatewayError, toGatewayError } from '../core/errors.js';
+import { GatewayError } from '../core/errors.js';
 import { formatCost, retryAfterSeconds } from '../core/respond.js';
-import { waitUntilReady } from '../core/redis.js';
 import type { CatalogModel } from '../core/catalog.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
@@ -19,18 +18,14 @@ import { bill, billable, estimate, toNano, toUsd, type UnpricedPolicy } from './
 import { perRequestCap } from '../core/estimate.js';
 import { consumedUsage } from '../core/consumed.js';
 import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
-import { MemoryBudget } from './cost/memory-budget.js';
-import { RedisBudget } from './cost/redis-budget.js';
+import { openBudgetStore } from './cost/open-budget.js';
 import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
 import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
-import type { Amounts, BudgetStore, Periods, ReserveResult } from './cost/budget-store.js';
-import type { LedgerRow } from './cost/ledger-row.js';
+import type { Amounts, Periods, ReserveResult } from './cost/budget-store.js';
+import { ledgerRow, requestEnding, type LedgerRow } from './cost/ledger-row.js';
 import type { Usage } from '../core/chat-types.js';
-import type { Logger } from 'pino';
-import type { Store } from '../core/store/database.js';
-import { releaseLease, takeLease } from '../core/store/lease.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
 
 const settings = defineSettings({
@@ -77,11 +72,6 @@ const settings = defineSettings({
       'Ledger rows a replica may hold unwritten while the database refuses writes (about 1 KB each). Past it, paid requests are refused (503) until the backlog is written: spend is never made that the ledger cannot record.',
   },
 });
-
-/** How long boot waits for Redis before starting anyway (requests then get 503 until it answers). */
-const BOOT_WAIT_MS = 3000;
-/** Added to the flush interval before a rebuild reads the ledger: a batch being written when Redis was lost commits. */
-const SEED_MARGIN_MS = 500;
 
 type CostSettings = SettingsOf<typeof settings>;
 
@@ -141,30 +131,14 @@ export const costGuard: PluginModule<typeof settings> = {
     const ledger = new LedgerWriter(store, logger, { flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL, maxBacklog: s.MODELGATE_LEDGER_MAX_BACKLOG });
     const history = new SpendHistory(store);
     const records = new BudgetRecords(store);
-    let budget: BudgetStore;
-    let sharing: { stop(): Promise<void> } | undefined;
-    if (values.MODELGATE_STORE !== 'redis' && store.engine === 'postgres') {
-      logger.warn(
-        { database: store.location },
-        'MODELGATE_STORE=embedded with a shared PostgreSQL: the ledger is shared, but each replica enforces the budgets, rate limits and pauses on its own (N replicas may spend N times a limit). With several replicas set MODELGATE_STORE=redis.',
-      );
-    }
-    if (values.MODELGATE_STORE === 'redis') {
-      if (store.engine === 'sqlite') {
-        logger.warn(
-          { database: store.location },
-          'MODELGATE_STORE=redis with the embedded SQLite database: replicas share budgets through Redis but each keeps its own ledger, so usage reports and budgets rebuilt after a Redis loss see only this replica. Set MODELGATE_DATABASE_URL to share one.',
-        );
-      }
-      const redis = deps.redis();
-      await waitUntilReady(redis, BOOT_WAIT_MS);
-      const shared = new RedisBudget(redis, logger, { ledger, history, records, seedDelayMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL + SEED_MARGIN_MS });
-      await shared.start();
-      budget = shared;
-    } else {
-      budget = await MemoryBudget.open(ledger, history, records);
-      sharing = await watchForSharing(store, logger);
-    }
+    const { budget, stop: stopBudget } = await openBudgetStore({
+      shared: values.MODELGATE_STORE === 'redis',
+      store,
+      redis: deps.redis,
+      logger,
+      parts: { ledger, history, records },
+      flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL,
+    });
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
@@ -246,28 +220,6 @@ export const costGuard: PluginModule<typeof settings> = {
       return callsBilledAtEstimate(ctx.outcome.failedAttempts, held.failuresFrom, held.target) * held.estimateUsd;
     }
 
-    /** A ledger row of this request on `target` (a cache hit has none: its model is the one asked for). */
-    function row(ctx: RequestContext, at: number, target: Target | undefined, fields: Pick<LedgerRow, 'kind' | 'status' | 'errorCode' | 'costNano'> & Partial<LedgerRow>): LedgerRow {
-      return {
-        id: randomUUID(),
-        at,
-        requestId: ctx.id,
-        tenant: ctx.principal!.tenant,
-        keyId: ctx.principal!.keyId,
-        provider: target?.provider.name ?? 'cache',
-        model: target?.model.id ?? ctx.chat!.body.model,
-        cacheHit: false,
-        promptTokens: 0,
-        completionTokens: 0,
-        cachedTokens: 0,
-        savedNano: 0,
-        latencyMs: 0,
-        ttftMs: null,
-        epoch: null,
-        ...fields,
-      };
-    }
-
     /**
      * Replaces `held`'s reservation by `nano` and records `rows`, then tells the metrics and the alert
      * rules. The cost is settled first: a release of an extra reservation that fails (kept and
@@ -276,7 +228,8 @@ export const costGuard: PluginModule<typeof settings> = {
     async function settleBudget(held: Held, nano: number, at: number, rows: LedgerRow[]): Promise<void> {
       const periods = currentPeriods(at);
       const settled = budget.settle(held.id, nano, periods, rows);
-      const released = Promise.allSettled(held.extra.map((id) => budget.settle(id, 0, periods)));
+      // Almost always none: extra reservations are made only before a retry after a timeout.
+      const released = held.extra.length > 0 ? Promise.allSettled(held.extra.map((id) => budget.settle(id, 0, periods))) : undefined;
       const spent = await settled;
       await released;
       announce(spent);
@@ -310,7 +263,7 @@ export const costGuard: PluginModule<typeof settings> = {
       const at = Date.now();
       const last = ctx.outcome.failedAttempts.findLast((failure) => failure.target.provider.name === held.target.provider.name && failure.target.model.id === held.target.model.id);
       // Counted in the target's cost, not as a request of its own (the request is counted once).
-      const rows = nano > 0 ? [row(ctx, at, held.target, { kind: 'failed_call', status: last?.upstreamStatus ?? 0, errorCode: last?.reason ?? null, costNano: nano })] : [];
+      const rows = nano > 0 ? [ledgerRow(ctx, at, held.target, { kind: 'failed_call', status: last?.upstreamStatus ?? 0, errorCode: last?.reason ?? null, costNano: nano })] : [];
       await settleBudget(held, nano, at, rows);
     }
 
@@ -323,9 +276,9 @@ export const costGuard: PluginModule<typeof settings> = {
       if (!held && !hit && !reservedBefore) return;
       const { nano, used } = billed(ctx, held, hit);
       const at = Date.now();
-      const request = row(ctx, at, ctx.outcome.target, {
+      const request = ledgerRow(ctx, at, ctx.outcome.target, {
         kind: 'request',
-        ...ending(ctx, failure),
+        ...requestEnding(ctx, failure),
         cacheHit: hit,
         promptTokens: used?.prompt_tokens ?? 0,
         completionTokens: used?.completion_tokens ?? 0,
@@ -373,8 +326,7 @@ export const costGuard: PluginModule<typeof settings> = {
       },
       async close() {
         await booted;
-        await sharing?.stop();
-        await budget.close();
+        await stopBudget();
         // After the budget: settlements it kept hand their rows to the ledger as it closes.
         await ledger.close();
       },
@@ -382,40 +334,3 @@ export const costGuard: PluginModule<typeof settings> = {
   },
 };
 
-/** How the request ended, for the ledger: the status answered and, unless it was a complete answer, why. */
-function ending(ctx: RequestContext, failure: unknown): Pick<LedgerRow, 'status' | 'errorCode'> {
-  if (ctx.signal.aborted || ctx.outcome.interrupted === 'client_abort') return { status: 499, errorCode: 'client_closed' };
-  if (failure !== undefined) {
-    const error = toGatewayError(failure);
-    return { status: error.status, errorCode: error.code ?? error.kind };
-  }
-  const status = ctx.res.statusCode;
-  if (ctx.outcome.interrupted === 'upstream_error') return { status, errorCode: 'stream_failed' };
-  return { status, errorCode: status >= 400 ? `http_${status}` : null };
-}
-
-const EMBEDDED_LEASE = 'embedded-budget';
-const EMBEDDED_LEASE_MS = 60_000;
-
-/**
- * The embedded store keeps budgets in this process. Several gateways started from one checkout
- * share its database file but not their budgets, so each would spend up to the whole limit: the
- * first holds a lease, renewed while it runs, and the others say so at boot.
- */
-async function watchForSharing(store: Store, logger: Logger): Promise<{ stop(): Promise<void> }> {
-  const take = () => takeLease(store, EMBEDDED_LEASE, EMBEDDED_LEASE_MS).catch(() => true);
-  if (!(await take())) {
-    logger.warn(
-      { database: store.location },
-      'another gateway uses this database with the embedded store: each process enforces budgets and rate limits on its own, so together they may spend several times a limit. Set MODELGATE_STORE=redis to share them.',
-    );
-  }
-  const timer = setInterval(() => void take(), EMBEDDED_LEASE_MS / 3);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await releaseLease(store, EMBEDDED_LEASE).catch(() => undefined);
-    },
-  };
-}

@@ -69,10 +69,12 @@ export class MemoryBudget implements BudgetStore {
   async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = []): Promise<Amounts> {
     // Loaded before the rows are queued: a period read from the ledger must not already hold them.
     // Should the database not answer, the rows are still queued and the reservation released.
-    const loaded = await this.load(periods).then(
-      () => undefined,
-      (error: Error) => error,
-    );
+    const failed = this.loaded(periods)
+      ? undefined
+      : await this.load(periods).then(
+          () => undefined,
+          (error: Error) => error,
+        );
     const held = this.reservations.get(id);
     if (held !== undefined) {
       this.reservations.delete(id);
@@ -89,7 +91,7 @@ export class MemoryBudget implements BudgetStore {
       after[name] = spent + actual;
       this.spent.set(key, after[name]);
     }
-    if (loaded) throw loaded;
+    if (failed) throw failed;
     return after;
   }
 
