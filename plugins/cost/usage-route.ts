@@ -87,7 +87,10 @@ export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Am
   const query = async (ctx: RequestContext, from: string, to: string, tenant: string | undefined) => {
     // A database that refuses writes still answers what it holds.
     await source.ledger.flush().catch((error: Error) => ctx.log.warn({ err: error.message }, 'usage: queued ledger rows could not be written first'));
-    return source.history.usage(from, to, tenant);
+    return source.history.usage(from, to, tenant).catch((error: unknown) => {
+      // The database is away (requests are still served, their rows wait): say so, not 500.
+      throw new GatewayError('store_unavailable', { code: 'usage_unavailable', message: 'Usage unavailable: the database does not answer', headers: { 'retry-after': '5' }, cause: error });
+    });
   };
   return [
     {
@@ -101,7 +104,10 @@ export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Am
         const tenant = ctx.principal?.admin ? undefined : ctx.principal?.tenant;
         const today = dayKey(now);
         const earliest = dayKey(Math.min(periods.week.start, periods.month.start));
-        const [snapshot, recent] = await Promise.all([budget.snapshot(periods), query(ctx, earliest, today, tenant)]);
+        const standing = budget.snapshot(periods).catch((error: unknown) => {
+          throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' }, cause: error });
+        });
+        const [snapshot, recent] = await Promise.all([standing, query(ctx, earliest, today, tenant)]);
         const budgets = {} as Record<PeriodName, unknown>;
         for (const name of PERIODS) {
           const period = periods[name];

@@ -166,6 +166,9 @@ t.test('a settlement that meets a frozen Redis is kept and lands once Redis answ
     t.equal(refused.json.error.message, 'Budget store unavailable');
   }
   t.equal(upstream.requests.length, before, 'nothing was spent without a budget');
+  const report = await call(gateway.url, '/usage');
+  t.equal(report.status, 503, 'usage cannot show the budgets without Redis: 503, not 500');
+  t.equal(report.json.error.message, 'Budget store unavailable');
   const kept = gateway.logs.filter((line) => String(line.msg).startsWith('budget: reservation failed'));
   t.equal(kept.length, 0, 'a reservation never sent (no connection) leaves nothing to release');
 });

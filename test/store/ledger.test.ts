@@ -240,6 +240,12 @@ t.test('through the gateway: paid requests are refused (503) while the backlog i
   t.equal(refusal?.headers.get('retry-after'), '5');
   t.equal(upstream.requests.length, 100, 'nothing was sent upstream for the refused ones');
 
+  other.exec('alter table usage_daily rename to usage_daily_away');
+  const away = await call(gateway.url, '/usage');
+  t.equal(away.status, 503, 'usage while the database cannot answer: 503, not 500');
+  t.equal(away.json.error.code, 'usage_unavailable');
+  t.equal(away.headers.get('retry-after'), '5');
+  other.exec('alter table usage_daily_away rename to usage_daily');
   other.exec('alter table ledger_away rename to ledger');
   // GET /v1/usage writes the queue first (the timer's next try may be seconds away after failures).
   await call(gateway.url, '/usage');
