@@ -21,7 +21,7 @@ import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
-import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route, type Step } from './pipeline.js';
+import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
@@ -30,19 +30,20 @@ import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
-import { auth, type KeyStore } from '../plugins/auth.js';
+import { auth } from '../plugins/auth.js';
+import type { KeyStore } from './key-store.js';
 import { rateLimit } from '../plugins/rate-limit.js';
 import { costGuard } from '../plugins/cost-guard.js';
 import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
-import { openai } from '../providers/openai.js';
-import { anthropic } from '../providers/anthropic.js';
-import { google } from '../providers/google.js';
+import { openai } from '../providers/openai/index.js';
+import { anthropic } from '../providers/anthropic/index.js';
+import { google } from '../providers/google/index.js';
 import { cohere } from '../providers/cohere/index.js';
 import { mistral } from '../providers/mistral/index.js';
-import { custom } from '../providers/custom.js';
-import type { Provider, ProviderModule } from '../providers/types.js';
+import { custom } from '../providers/custom/index.js';
+import type { Provider, ProviderModule } from './provider.js';
 
 /**
  * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
@@ -150,12 +151,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   }
 
   const steps = plugins.flatMap((plugin) => (plugin.step ? [plugin.step] : []));
-  const chatSteps = steps;
-  const apiSteps = steps.filter((step: Step) => step.scope !== 'chat');
-  const publicSteps = steps.filter((step: Step) => step.scope === 'public');
   const chatRoute: Route = {
     method: 'POST',
     path: '/v1/chat/completions',
+    chat: true,
     // Reached only if no step answered: the pipeline is misassembled.
     async handle() {
       throw new Error('the chat pipeline ended without an answer');
@@ -175,11 +174,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger,
     logging: values as LoggingSettings,
     routes,
-    chainFor: (route): Handler => {
-      if (route.open) return route.handle;
-      if (route.public) return compose(publicSteps, route.handle);
-      return compose(route === chatRoute ? chatSteps : apiSteps, route.handle);
-    },
+    chainFor: (route): Handler => compose(stepsFor(route, steps), route.handle),
     observers: plugins.filter((plugin) => plugin.observe),
   });
 

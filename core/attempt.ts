@@ -11,7 +11,7 @@ import { SseEventTooLarge, SseParser, SseWriter, type SseEvent } from './sse.js'
 import { badResponse, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
-import type { StreamTranslator, TranslateContext } from '../providers/types.js';
+import type { StreamTranslator, TranslateContext } from './provider.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;

@@ -1,11 +1,12 @@
 // The request context: everything the pipeline learns about one request, in one object that every
 // plugin reads and adds to. Created by the server, discarded when the response has ended.
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
 import type { CatalogModel } from './catalog.js';
 import type { GatewayError } from './errors.js';
-import type { Provider } from '../providers/types.js';
+import type { Provider } from './provider.js';
 import type { Overrides } from './overrides.js';
 import type { FailureReason } from './upstream-error.js';
 
@@ -143,4 +144,40 @@ export interface RequestContext {
 
 export function newOutcome(): Outcome {
   return { attempts: 0, retries: 0, fallbacks: 0, generated: [], upstreamMs: 0, waitedMs: 0, failedAttempts: [] };
+}
+
+/** A client's own x-request-id is kept when it is a plain token; otherwise one is generated. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** The context a request starts with, before any route or step has looked at it. */
+export function requestContext(req: IncomingMessage, res: ServerResponse, log: Logger, signal: AbortSignal): RequestContext {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const incomingId = req.headers['x-request-id'];
+  return {
+    id: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
+    req,
+    res,
+    headers: req.headers,
+    method: req.method ?? 'GET',
+    path: q === -1 ? url : url.slice(0, q),
+    query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
+    route: '',
+    params: {},
+    startedAt: performance.now(),
+    clientIp: normalizeIp(req.socket.remoteAddress),
+    signal,
+    log,
+    outcome: newOutcome(),
+    responseHeaders: {},
+    collectChunks: false,
+    beforeAttempt: [],
+    beforeRetry: [],
+  };
+}
+
+/** `::ffff:10.0.0.1` → `10.0.0.1`, so IPv4 clients on a dual-stack socket read as IPv4. */
+export function normalizeIp(address: string | undefined): string {
+  if (!address) return '';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }

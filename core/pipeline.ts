@@ -11,8 +11,8 @@ import type { Forwarder } from './proxy.js';
 import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
 import type { CacheStatsBoard } from './cache-stats.js';
-import type { Provider } from '../providers/types.js';
-import type { KeyStore } from '../plugins/auth.js';
+import type { Provider } from './provider.js';
+import type { KeyStore } from './key-store.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
 import type { Store } from './store/database.js';
 
@@ -37,6 +37,8 @@ export interface Route {
   public?: boolean;
   /** Not even those: reachable from anywhere (the health check load balancers probe). */
   open?: boolean;
+  /** The chat completion route: every step runs, the chat-only ones included. */
+  chat?: boolean;
   handle(ctx: RequestContext): Promise<void>;
 }
 
@@ -86,6 +88,18 @@ export interface Plugin {
 }
 
 export type Handler = (ctx: RequestContext) => Promise<void>;
+
+/**
+ * The steps a route's request walks through before its handler, in pipeline order: every step for
+ * chat completions; the steps not limited to chat for other keyed routes; the `public` ones for
+ * routes that need no key; none for `open` routes.
+ */
+export function stepsFor(route: Route, steps: readonly Step[]): readonly Step[] {
+  if (route.open) return [];
+  if (route.public) return steps.filter((step) => step.scope === 'public');
+  if (route.chat) return steps;
+  return steps.filter((step) => step.scope !== 'chat');
+}
 
 /** Composes steps into one handler: step[0] runs first, `terminal` runs when the last calls next(). */
 export function compose(steps: readonly Step[], terminal: Handler): Handler {

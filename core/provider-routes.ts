@@ -8,7 +8,7 @@ import { GatewayError } from './errors.js';
 import type { Route } from './pipeline.js';
 import { readBody, type Forwarder } from './proxy.js';
 import { sendJson } from './respond.js';
-import type { Provider } from '../providers/types.js';
+import type { Provider } from './provider.js';
 
 export interface ProviderRouteDeps {
   catalog: Catalog;

@@ -13,7 +13,7 @@ import https from 'node:https';
 import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
-import type { UpstreamRequest } from '../providers/types.js';
+import type { UpstreamRequest } from './provider.js';
 
 export class AbortedError extends Error {
   override name = 'AbortedError';

@@ -3,7 +3,7 @@
 import type { Catalog, CatalogModel } from './catalog.js';
 import type { Route } from './pipeline.js';
 import { sendJson } from './respond.js';
-import type { Provider } from '../providers/types.js';
+import type { Provider } from './provider.js';
 
 export interface CoreRouteDeps {
   catalog: Catalog;

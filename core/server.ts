@@ -1,12 +1,17 @@
-// The HTTP server: matches the route, builds the request context, runs the route's chain, renders
-// every error as OpenAI's error body (the only place errors are written), tells observers about
-// every finished request, and shuts down gracefully (stop accepting, let in-flight requests and
-// streams finish within a bound, then close).
+// The HTTP server. A request's walk, top to bottom (handle() below):
+//   1. requestContext() gives it an id, its path and query, the client's IP and an abort signal;
+//   2. match() finds its route (404/405 otherwise);
+//   3. the route's chain runs: the steps of PIPELINE (core/app.ts) that apply to the route, in that
+//      order (stepsFor in core/pipeline.ts), then the route's handler;
+//   4. fail() renders anything thrown as OpenAI's error body — the only place errors are written;
+//   5. finish(), once the response has closed and the chain has settled, tells the observers
+//      (metrics, cost) and writes the request's log line.
+// Shutdown is graceful: stop accepting, let in-flight requests and streams finish within a bound,
+// then close.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { newOutcome, type RequestContext } from './context.js';
+import { requestContext, type RequestContext } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { sendJson } from './respond.js';
 import type { Handler, Plugin, Route } from './pipeline.js';
@@ -25,7 +30,6 @@ export interface ServerOptions {
   observers: readonly Plugin[];
 }
 
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** After the shutdown timeout cut the remaining connections: how long their pipelines may take to settle. */
 const SETTLE_AFTER_CLOSE_MS = 3000;
 
@@ -129,32 +133,8 @@ export class GatewayServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const incomingId = req.headers['x-request-id'];
-    const id = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID();
     const abort = new AbortController();
-    const ctx: RequestContext = {
-      id,
-      req,
-      res,
-      headers: req.headers,
-      method: req.method ?? 'GET',
-      path,
-      query: new URLSearchParams(q === -1 ? '' : url.slice(q + 1)),
-      route: '',
-      params: {},
-      startedAt: performance.now(),
-      clientIp: normalizeIp(req.socket.remoteAddress),
-      signal: abort.signal,
-      log: this.options.logger,
-      outcome: newOutcome(),
-      responseHeaders: {},
-      collectChunks: false,
-      beforeAttempt: [],
-      beforeRetry: [],
-    };
+    const ctx = requestContext(req, res, this.options.logger, abort.signal);
     this.inflight.add(ctx);
     if (this.closing) res.setHeader('connection', 'close');
     // A request is over when its response has closed AND its pipeline has settled: a client that
@@ -171,7 +151,7 @@ export class GatewayServer {
       over();
     });
     try {
-      const { compiled, params } = this.match(ctx.method, path);
+      const { compiled, params } = this.match(ctx.method, ctx.path);
       (ctx as { route: string }).route = `${compiled.route.method} ${compiled.route.path}`;
       (ctx as { params: Record<string, string> }).params = params;
       await compiled.run(ctx);
@@ -265,10 +245,4 @@ function decodePathSegment(segment: string, name: string): string {
 
 function round(ms: number): number {
   return Math.round(ms * 100) / 100;
-}
-
-/** `::ffff:10.0.0.1` → `10.0.0.1`, so IPv4 clients on a dual-stack socket read as IPv4. */
-export function normalizeIp(address: string | undefined): string {
-  if (!address) return '';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }

@@ -4,7 +4,7 @@
 // events to the client. Every stream in the gateway goes through these two.
 import { StringDecoder } from 'node:string_decoder';
 import type { ServerResponse, OutgoingHttpHeaders } from 'node:http';
-import { writableHeaders } from './respond.js';
+import { writableHeaders } from './header-values.js';
 
 export interface SseEvent {
   event: string | undefined;

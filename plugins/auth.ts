@@ -4,7 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
-import type { Principal } from '../core/context.js';
+import type { KeyRecord, KeyStore } from '../core/key-store.js';
 import type { PluginModule } from '../core/pipeline.js';
 
 const settings = defineSettings({
@@ -18,16 +18,6 @@ const settings = defineSettings({
     description: 'The bootstrap admin API key clients send as `Authorization: Bearer <key>`. Required; begins with uc_.',
   },
 });
-
-export interface KeyRecord extends Principal {
-  /** Epoch ms after which the key is refused with "API key expired". */
-  expiresAt?: number;
-}
-
-/** Where keys live. The bootstrap key store is static; the dashboard's store slots in here. */
-export interface KeyStore {
-  verify(secret: string): Promise<KeyRecord | undefined> | KeyRecord | undefined;
-}
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 

@@ -11,7 +11,7 @@ import { isBrokenCircuitError } from 'cockatiel';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError, isGatewayError } from '../core/errors.js';
 import { isUpstreamError, type UpstreamError } from '../core/upstream-error.js';
-import { AbortedError, type Forwarder } from '../core/proxy.js';
+import { AbortedError } from '../core/proxy.js';
 import { openAttempt, recordUsage, type Opened } from '../core/attempt.js';
 import { retryAfterSeconds, sendCompletion } from '../core/respond.js';
 import type { RequestContext, Target } from '../core/context.js';

@@ -12,7 +12,7 @@ import { perRequestCap } from '../core/estimate.js';
 import type { RequestContext } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
-import type { Provider } from '../providers/types.js';
+import type { Provider } from '../core/provider.js';
 import { CandidateFilter, type Candidate, type Rules } from './router/candidates.js';
 import { rank, type Strategy } from './router/rank.js';
 import { noCandidate } from './router/no-fit.js';

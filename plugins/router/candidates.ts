@@ -5,7 +5,7 @@ import { estimateCost } from '../../core/estimate.js';
 import type { RequestContext, Target } from '../../core/context.js';
 import type { HealthRegistry } from '../../core/health.js';
 import { hasImages } from '../../core/tokens.js';
-import type { Provider } from '../../providers/types.js';
+import type { Provider } from '../../core/provider.js';
 
 export type Reason =
   | 'not_configured'

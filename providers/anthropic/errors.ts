@@ -4,7 +4,7 @@
 // are 502 and not retried: the client's request is fine and retrying cannot help.
 import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
-import { isObject } from '../json-object.js';
+import { isObject } from '../shared/json-object.js';
 
 interface NativeError {
   type?: unknown;

@@ -3,7 +3,7 @@
 // messages become `tool_result` blocks, `max_tokens` is always set, sampling follows the model's rules.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../openai-request.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../shared/openai-request.js';
 
 /** `max_tokens` when neither the client nor the catalog gives one (a bare model). */
 const FALLBACK_MAX_TOKENS = 4096;

@@ -3,8 +3,8 @@
 // `cached_tokens` and cache writes `cache_write_tokens` so billing uses each one's price.
 import { badResponse } from '../../core/upstream-error.js';
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
-import type { TranslateContext } from '../types.js';
-import { isObject } from '../json-object.js';
+import type { TranslateContext } from '../../core/provider.js';
+import { isObject } from '../shared/json-object.js';
 
 export interface AnthropicUsage {
   input_tokens?: number | null;

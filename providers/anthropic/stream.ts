@@ -5,9 +5,9 @@
 import { badResponse } from '../../core/upstream-error.js';
 import type { ChatChunk, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import type { StreamTranslator, TranslateContext } from '../types.js';
-import { ChunkFactory } from '../openai-chunks.js';
-import { eventPayload } from '../native-response.js';
+import type { StreamTranslator, TranslateContext } from '../../core/provider.js';
+import { ChunkFactory } from '../shared/openai-chunks.js';
+import { eventPayload } from '../shared/native-response.js';
 import { anthropicStreamError } from './errors.js';
 import { finishReason, toUsage, type AnthropicUsage } from './response.js';
 

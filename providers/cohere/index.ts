@@ -1,14 +1,12 @@
-// Cohere v2 chat (POST {COHERE_BASE_URL}/v2/chat, Bearer COHERE_API_KEY): request, response and
-// stream translation live beside this file; here are the settings, the upstream request and the
-// error mapping. Cohere's 498 (invalid token) counts as bad credentials, like 401: the gateway's
-// key is at fault, never the client's. Rules and sources: docs/providers/cohere.md.
-import type { IncomingHttpHeaders } from 'node:http';
+// Cohere v2 chat (POST {COHERE_BASE_URL}/v2/chat, Bearer COHERE_API_KEY): the settings and the
+// upstream request; request, response, stream and error translation live beside this file.
+// Rules and sources: docs/providers/cohere.md.
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
-import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy } from '../../core/upstream-error.js';
-import { isObject } from '../json-object.js';
-import type { Provider, ProviderModule } from '../types.js';
+import type { Provider, ProviderModule } from '../../core/provider.js';
 import { cohereBody } from './request.js';
-import { CohereStream, cohereCompletion } from './response.js';
+import { cohereCompletion } from './response.js';
+import { CohereStream } from './stream.js';
+import { cohereError } from './errors.js';
 
 const settings = defineSettings({
   COHERE_API_KEY: { type: 'string', secret: true, description: 'Cohere API key, sent as a Bearer token. Without it the cohere provider is not configured.' },
@@ -50,27 +48,3 @@ export const cohere: ProviderModule<typeof settings> = {
     };
   },
 };
-
-/** Cohere's error body is `{"message": …}` (sometimes with an `id`), through the common status policy. */
-export function cohereError(status: number, headers: IncomingHttpHeaders, text: string): UpstreamError {
-  let message: string | undefined;
-  try {
-    const body: unknown = JSON.parse(text);
-    if (isObject(body) && typeof body.message === 'string') message = body.message;
-  } catch {
-    // not JSON: the status alone says what happened
-  }
-  const retryAfterMs = parseRetryAfter(headers);
-  if (status === 401 || status === 403 || status === 498) return credentialsRejected('cohere', { status, detail: message, settings: 'COHERE_API_KEY', retryAfterMs });
-  const policy = statusPolicy(status);
-  return new UpstreamError({
-    provider: 'cohere',
-    reason: 'http_status',
-    upstreamStatus: status,
-    retryable: policy.retryable,
-    retryAfterMs,
-    status: policy.status,
-    message: message ?? `The cohere provider answered HTTP ${status}`,
-    code: status === 429 ? 'rate_limit_exceeded' : null,
-  });
-}

@@ -3,8 +3,8 @@
 // tool calls → tool_plan; refuses logprobs, logit_bias, audio, 'function' messages and images on a
 // model without vision. The whole table, with sources, is docs/providers/cohere.md.
 import type { ChatMessage, ChatRequest, FunctionTool, ResponseFormat } from '../../core/chat-types.js';
-import type { TranslateContext } from '../types.js';
-import { outputLimit, plainText, refuse, refuseOpenAIOnly, stopList, textContent, userContent } from '../openai-request.js';
+import type { TranslateContext } from '../../core/provider.js';
+import { outputLimit, plainText, refuse, refuseOpenAIOnly, stopList, textContent, userContent } from '../shared/openai-request.js';
 
 export function cohereBody(request: ChatRequest, context: TranslateContext): Record<string, unknown> {
   refuseOpenAIOnly(request, 'cohere');

@@ -1,13 +1,11 @@
-// Cohere v2 chat response and stream → OpenAI completion and chunks. Usage is what Cohere bills
-// (billed_units), so usage × catalog price matches the invoice; the tool plan is not content and is
-// left out; finish reasons ERROR/TIMEOUT and error events become UpstreamErrors (docs/providers/cohere.md).
-import type { ChatChunk, ChatCompletion, ChunkToolCall, FinishReason, Usage } from '../../core/chat-types.js';
-import type { SseEvent } from '../../core/sse.js';
+// Cohere v2 chat response → OpenAI completion (the stream is in stream.ts). Usage is what Cohere
+// bills (billed_units), so usage × catalog price matches the invoice; the tool plan is not content
+// and is left out; finish reasons ERROR/TIMEOUT become UpstreamErrors (docs/providers/cohere.md).
+import type { ChatCompletion, FinishReason, Usage } from '../../core/chat-types.js';
 import { type UpstreamError, badResponse, reportedFailure } from '../../core/upstream-error.js';
-import { isObject } from '../json-object.js';
-import { argumentsText, contentText, eventPayload, isCount, toolCall } from '../native-response.js';
-import { ChunkFactory } from '../openai-chunks.js';
-import type { StreamTranslator, TranslateContext } from '../types.js';
+import { isObject } from '../shared/json-object.js';
+import { contentText, isCount, toolCall } from '../shared/native-response.js';
+import type { TranslateContext } from '../../core/provider.js';
 
 const PROVIDER = 'cohere';
 
@@ -57,7 +55,7 @@ export function cohereUsage(usage: unknown): Usage | undefined {
 }
 
 /** providers.md §5: COMPLETE and STOP_SEQUENCE stop, MAX_TOKENS is length, TOOL_CALL tool_calls. */
-function finishReason(value: unknown, error: unknown, inStream: boolean): FinishReason {
+export function finishReason(value: unknown, error: unknown, inStream: boolean): FinishReason {
   switch (value) {
     case 'MAX_TOKENS':
       return 'length';
@@ -73,85 +71,7 @@ function finishReason(value: unknown, error: unknown, inStream: boolean): Finish
 }
 
 /** ERROR and TIMEOUT are not answers: another attempt (or provider) may give one. */
-function generationFailed(finish: string, error: unknown, inStream: boolean): UpstreamError {
+export function generationFailed(finish: string, error: unknown, inStream: boolean): UpstreamError {
   const detail = typeof error === 'string' && error !== '' ? error : undefined;
   return reportedFailure(PROVIDER, { finishReason: finish, detail, timedOut: finish === 'TIMEOUT', inStream });
-}
-
-/**
- * One Cohere stream: named events (message-start, content-*, tool-plan-delta, tool-call-*,
- * citation-*, debug, message-end) and no terminator; message-end says the answer is complete.
- */
-export class CohereStream implements StreamTranslator {
-  usage: Usage | undefined;
-  finished = false;
-  private readonly chunks: ChunkFactory;
-  /** Cohere's tool-call index → the OpenAI index given at its tool-call-start. */
-  private readonly toolIndexes = new Map<unknown, number>();
-
-  constructor(context: TranslateContext) {
-    this.chunks = new ChunkFactory(`chatcmpl-${context.requestId}`, context.model.native_id);
-  }
-
-  event(event: SseEvent): ChatChunk[] {
-    if (event.data === '[DONE]') return []; // the SDK's terminator; Cohere's own end is message-end
-    const payload = eventPayload(PROVIDER, event);
-    const type = typeof payload.type === 'string' ? payload.type : event.event;
-    if (type === 'error' || (type === undefined && typeof payload.message === 'string')) throw streamError(payload.message);
-    const message = isObject(payload.delta) && isObject(payload.delta.message) ? payload.delta.message : {};
-    switch (type) {
-      case 'message-start':
-        if (typeof payload.id === 'string') this.chunks.id = payload.id;
-        return [this.chunks.delta({ content: '' })];
-      case 'content-start':
-      case 'content-delta': {
-        const text = isObject(message.content) ? message.content.text : undefined;
-        return typeof text === 'string' && text !== '' ? [this.chunks.delta({ content: text })] : [];
-      }
-      case 'tool-call-start':
-        return [this.chunks.delta({ tool_calls: [this.toolCallStart(payload.index, message.tool_calls)] })];
-      case 'tool-call-delta':
-        return [this.chunks.delta({ tool_calls: [this.toolCallDelta(payload.index, message.tool_calls)] })];
-      case 'message-end':
-        return this.messageEnd(isObject(payload.delta) ? payload.delta : {});
-      default:
-        // tool-plan-delta: the model's plan before calling tools is not the answer (documented);
-        // content-end, tool-call-end, citation-*, debug carry nothing an OpenAI client reads.
-        return [];
-    }
-  }
-
-  end(): ChatChunk[] {
-    return [];
-  }
-
-  private toolCallStart(index: unknown, call: unknown): ChunkToolCall {
-    if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function) || typeof call.function.name !== 'string') {
-      throw badResponse(PROVIDER, 'tool-call-start has no id or name');
-    }
-    const openAIIndex = this.toolIndexes.size;
-    this.toolIndexes.set(index, openAIIndex);
-    return { index: openAIIndex, id: call.id, type: 'function', function: { name: call.function.name, arguments: argumentsText(call.function.arguments) } };
-  }
-
-  private toolCallDelta(index: unknown, call: unknown): ChunkToolCall {
-    const openAIIndex = this.toolIndexes.get(index);
-    if (openAIIndex === undefined) throw badResponse(PROVIDER, 'tool-call-delta before its tool-call-start');
-    const args = isObject(call) && isObject(call.function) ? argumentsText(call.function.arguments) : '';
-    return { index: openAIIndex, function: { arguments: args } };
-  }
-
-  private messageEnd(delta: Record<string, unknown>): ChatChunk[] {
-    const finish = finishReason(delta.finish_reason, delta.error, true);
-    this.usage = cohereUsage(delta.usage);
-    this.finished = true;
-    const chunks = [this.chunks.delta({}, finish)];
-    // The usage chunk OpenAI sends last with include_usage; core drops it when the client did not ask.
-    if (this.usage) chunks.push(this.chunks.usage(this.usage));
-    return chunks;
-  }
-}
-
-function streamError(message: unknown): UpstreamError {
-  return reportedFailure(PROVIDER, { detail: typeof message === 'string' ? message : undefined });
 }

@@ -5,7 +5,7 @@
 // `Retry-After` or else the body's RetryInfo.retryDelay.
 import type { IncomingHttpHeaders } from 'node:http';
 import { UpstreamError, credentialsRejected, parseRetryAfter, statusPolicy, type FailureReason } from '../../core/upstream-error.js';
-import { isObject } from '../json-object.js';
+import { isObject } from '../shared/json-object.js';
 
 interface NativeError {
   code?: unknown;

@@ -4,8 +4,8 @@
 // ids), thought signatures ride along on tool calls, parameters go in `generationConfig`.
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ToolCall, ToolChoice } from '../../core/chat-types.js';
 import type { CatalogModel } from '../../core/catalog.js';
-import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../openai-request.js';
-import { isObject } from '../json-object.js';
+import { invalidValue, isHttpUrl, outputLimit, parseDataUrl, refuseOpenAIOnly, stopList, textOf, toolArguments } from '../shared/openai-request.js';
+import { isObject } from '../shared/json-object.js';
 import { toGeminiSchema } from './schema.js';
 
 /** Google's documented placeholder for a function call whose thought signature is unknown (Gemini 3 requires one). */

@@ -4,8 +4,8 @@
 // `tool_calls` when the answer calls functions), usageMetadata → usage with thoughts as reasoning.
 import { badResponse } from '../../core/upstream-error.js';
 import type { ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
-import type { TranslateContext } from '../types.js';
-import { isObject } from '../json-object.js';
+import type { TranslateContext } from '../../core/provider.js';
+import { isObject } from '../shared/json-object.js';
 
 export interface UsageMetadata {
   promptTokenCount?: number;

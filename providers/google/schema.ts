@@ -2,7 +2,7 @@
 // function parameters and, on models before Gemini 2.5, for response schemas. A schema the subset
 // cannot express (`$ref`, `oneOf`, open `additionalProperties`, mixed type unions, non-string enums,
 // objects without properties) converts to undefined, and the caller sends JSON Schema instead.
-import { isObject } from '../json-object.js';
+import { isObject } from '../shared/json-object.js';
 
 /** Keywords the subset has under the same name and meaning. */
 const KEPT = new Set([

@@ -4,9 +4,9 @@
 // chunk, then the usage chunk. An event carrying `error` throws.
 import type { ChatChunk, ChunkToolCall, Usage } from '../../core/chat-types.js';
 import type { SseEvent } from '../../core/sse.js';
-import type { StreamTranslator, TranslateContext } from '../types.js';
-import { ChunkFactory } from '../openai-chunks.js';
-import { eventPayload } from '../native-response.js';
+import type { StreamTranslator, TranslateContext } from '../../core/provider.js';
+import { ChunkFactory } from '../shared/openai-chunks.js';
+import { eventPayload } from '../shared/native-response.js';
 import { googleStreamError } from './errors.js';
 import { finishReason, textOfParts, toToolCall, toUsage, type NativeResponse, type UsageMetadata } from './response.js';
 

@@ -3,9 +3,9 @@
 // random_seed, tool_choice "required" → "any", developer → system, tool results get the function
 // name; stream_options is never sent. Rules and sources: docs/providers/mistral.md.
 import type { ChatMessage, ChatRequest, FunctionTool, ResponseFormat, ToolChoice } from '../../core/chat-types.js';
-import type { TranslateContext } from '../types.js';
-import { isObject } from '../json-object.js';
-import { outputLimit, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../openai-request.js';
+import type { TranslateContext } from '../../core/provider.js';
+import { isObject } from '../shared/json-object.js';
+import { outputLimit, plainText, refuse, refuseOpenAIOnly, textContent, userContent } from '../shared/openai-request.js';
 
 /** Sampling fields Mistral takes under OpenAI's own names and ranges. */
 const SAME_NAME = ['temperature', 'top_p', 'presence_penalty', 'frequency_penalty'] as const;

@@ -6,7 +6,7 @@ import http from 'node:http';
 import { Socket } from 'node:net';
 import { AbortedError, Forwarder, readBody } from '../../core/proxy.js';
 import { FakeProvider, json, sleep, type Responder } from '../helpers/fake-provider.js';
-import type { UpstreamRequest } from '../../providers/types.js';
+import type { UpstreamRequest } from '../../core/provider.js';
 
 /** A client request/response pair as the server would hand them to a route. */
 function clientPair(): { req: http.IncomingMessage; res: http.ServerResponse } {

@@ -4,7 +4,7 @@
 // and comparison helpers the provider tests share.
 import { SseParser } from '../../core/sse.js';
 import type { ChatChunk } from '../../core/chat-types.js';
-import type { StreamTranslator } from '../../providers/types.js';
+import type { StreamTranslator } from '../../core/provider.js';
 
 export interface Replay {
   chunks: ChatChunk[];

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { auth, bearerToken, bootstrapKeyStore, secretMatcher, type KeyStore } from '../../plugins/auth.js';
+import { auth, bearerToken, bootstrapKeyStore, secretMatcher } from '../../plugins/auth.js';
+import type { KeyStore } from '../../core/key-store.js';
 import type { RequestContext } from '../../core/context.js';
 import type { PluginDeps } from '../../core/pipeline.js';
 

@@ -7,7 +7,7 @@ import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fake
 import { fixture, fixtureJson, json, sleep, sse, type FakeProvider, type Responder } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError } from '../helpers/schema.js';
 import { scrape } from '../helpers/metrics.js';
-import type { KeyStore } from '../../plugins/auth.js';
+import type { KeyStore } from '../../core/key-store.js';
 
 const ACME_KEY = 'uc_acme_tenant_0123456789';
 const acme: KeyStore = { verify: (secret) => (secret === ACME_KEY ? { keyId: 'acme-key', tenant: 'acme', admin: false } : undefined) };

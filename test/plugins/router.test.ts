@@ -11,7 +11,7 @@ import { estimatePromptTokens, promptTokensUpperBound } from '../../core/tokens.
 import type { ChatRequest } from '../../core/chat-types.js';
 import type { RequestContext, Target } from '../../core/context.js';
 import type { PluginDeps } from '../../core/pipeline.js';
-import type { Provider } from '../../providers/types.js';
+import type { Provider } from '../../core/provider.js';
 import type { GatewayError } from '../../core/errors.js';
 
 function model(provider: string, id: string, input: number, output: number, quality: number, extra: Partial<CatalogModel> = {}): CatalogModel {

@@ -7,7 +7,7 @@ import { loadCatalog, type CatalogModel } from '../../core/catalog.js';
 import type { ChatRequest } from '../../core/chat-types.js';
 import { isGatewayError } from '../../core/errors.js';
 import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';
-import type { TranslateContext } from '../../providers/types.js';
+import type { TranslateContext } from '../../core/provider.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 import { replay, streamedText, toCrlf } from '../helpers/replay.js';

@@ -2,12 +2,12 @@
 // not retried, `provider_auth_error`, the status and the settings to check, with the provider's own
 // text only where it cannot quote the key — from an HTTP status or from an error inside a stream.
 import t from 'tap';
-import { anthropic } from '../../providers/anthropic.js';
-import { google } from '../../providers/google.js';
+import { anthropic } from '../../providers/anthropic/index.js';
+import { google } from '../../providers/google/index.js';
 import { cohere } from '../../providers/cohere/index.js';
 import { mistral } from '../../providers/mistral/index.js';
-import { openai } from '../../providers/openai.js';
-import { custom } from '../../providers/custom.js';
+import { openai } from '../../providers/openai/index.js';
+import { custom } from '../../providers/custom/index.js';
 import { loadCatalog } from '../../core/catalog.js';
 import { fixture } from '../helpers/fake-provider.js';
 import { replayUntilError } from '../helpers/replay.js';

@@ -3,11 +3,11 @@
 // finish chunk. Mistral's recorded answers are the Mistral-style case; every answer must come back
 // valid under OpenAI's chat schema, with the fields OpenAI knows passed through.
 import t from 'tap';
-import { custom } from '../../providers/custom.js';
+import { custom } from '../../providers/custom/index.js';
 import { loadCatalog } from '../../core/catalog.js';
 import type { ChatChunk } from '../../core/chat-types.js';
 import type { UpstreamError } from '../../core/upstream-error.js';
-import type { TranslateContext } from '../../providers/types.js';
+import type { TranslateContext } from '../../core/provider.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 import { replay, replayUntilError, streamedText } from '../helpers/replay.js';

@@ -6,7 +6,7 @@ import { mistral } from '../../providers/mistral/index.js';
 import { loadCatalog, type CatalogModel } from '../../core/catalog.js';
 import type { ChatRequest } from '../../core/chat-types.js';
 import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';
-import type { TranslateContext } from '../../providers/types.js';
+import type { TranslateContext } from '../../core/provider.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion } from '../helpers/schema.js';
 import { replay, streamedText, toCrlf } from '../helpers/replay.js';

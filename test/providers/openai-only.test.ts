@@ -4,8 +4,8 @@
 import t from 'tap';
 import { loadCatalog } from '../../core/catalog.js';
 import type { ChatRequest } from '../../core/chat-types.js';
-import { anthropic } from '../../providers/anthropic.js';
-import { google } from '../../providers/google.js';
+import { anthropic } from '../../providers/anthropic/index.js';
+import { google } from '../../providers/google/index.js';
 import { cohere } from '../../providers/cohere/index.js';
 import { mistral } from '../../providers/mistral/index.js';
 import { rejection } from '../helpers/rejection.js';

@@ -1,8 +1,8 @@
 // Golden tests of the OpenAI-compatible adapter (openai and custom): the canonical request, the
 // recorded responses and transcripts, every error fixture.
 import t from 'tap';
-import { openai } from '../../providers/openai.js';
-import { custom } from '../../providers/custom.js';
+import { openai } from '../../providers/openai/index.js';
+import { custom } from '../../providers/custom/index.js';
 import { loadCatalog } from '../../core/catalog.js';
 import { SseParser } from '../../core/sse.js';
 import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';

@@ -2,9 +2,9 @@
 // list, text out of content parts, inline data out of data: URLs, tool-call arguments as objects, and
 // the rules the native adapters share (OpenAI-only features refused by all of them, unsupported user
 // content by cohere and mistral). A request these readers cannot honour is refused with a 400 naming the field.
-import type { CatalogModel } from '../core/catalog.js';
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../core/chat-types.js';
-import { GatewayError } from '../core/errors.js';
+import type { CatalogModel } from '../../core/catalog.js';
+import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../core/chat-types.js';
+import { GatewayError } from '../../core/errors.js';
 import { isObject } from './json-object.js';
 
 export type TextPart = { type: 'text'; text: string };

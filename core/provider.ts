@@ -3,11 +3,11 @@
 // StreamTranslator), and errors. Adapters never see raw stream bytes, only parsed SSE events;
 // core never knows a provider's name.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SettingsSchema } from '../core/settings.js';
-import type { SseEvent } from '../core/sse.js';
-import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from '../core/chat-types.js';
-import type { UpstreamError } from '../core/upstream-error.js';
-import type { CatalogModel } from '../core/catalog.js';
+import type { SettingsSchema } from './settings.js';
+import type { SseEvent } from './sse.js';
+import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
+import type { UpstreamError } from './upstream-error.js';
+import type { CatalogModel } from './catalog.js';
 
 export interface UpstreamRequest {
   url: string;

@@ -1,7 +1,7 @@
 // Builds the OpenAI chunks a native stream translates into: the first one carries
 // `role: "assistant"` (the SDKs expect it), a finish chunk has an empty delta, and the last is the
 // usage chunk with no choices (core drops it when the client did not ask for usage).
-import type { ChatChunk, FinishReason, Usage } from '../core/chat-types.js';
+import type { ChatChunk, FinishReason, Usage } from '../../core/chat-types.js';
 
 type Delta = ChatChunk['choices'][number]['delta'];
 

@@ -2,9 +2,9 @@
 // protocol promises is a retryable bad_response (another attempt or provider may answer well); an
 // SSE event's data must be a JSON object; text items of a content list are the answer (thinking
 // items are not); a tool call needs an id and a name, and its arguments become a JSON string.
-import type { ToolCall } from '../core/chat-types.js';
-import type { SseEvent } from '../core/sse.js';
-import { badResponse } from '../core/upstream-error.js';
+import type { ToolCall } from '../../core/chat-types.js';
+import type { SseEvent } from '../../core/sse.js';
+import { badResponse } from '../../core/upstream-error.js';
 import { isObject } from './json-object.js';
 
 /** An SSE event's data as the JSON object every streaming protocol here sends; anything else is a bad response. */

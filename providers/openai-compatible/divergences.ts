@@ -2,10 +2,10 @@
 // divergences"), brought back to OpenAI's shape. Shared by the mistral adapter and the
 // OpenAI-compatible one (openai, custom): finish reasons outside OpenAI's enum, and streamed tool
 // calls without `index` or `type`. Conforming input comes out as it went in.
-import type { ChunkToolCall, FinishReason } from '../core/chat-types.js';
-import { badResponse, reportedFailure } from '../core/upstream-error.js';
-import { isObject } from './json-object.js';
-import { argumentsText } from './native-response.js';
+import type { ChunkToolCall, FinishReason } from '../../core/chat-types.js';
+import { badResponse, reportedFailure } from '../../core/upstream-error.js';
+import { isObject } from '../shared/json-object.js';
+import { argumentsText } from '../shared/native-response.js';
 
 const OPENAI_FINISH_REASONS: ReadonlySet<unknown> = new Set<FinishReason>(['stop', 'length', 'tool_calls', 'content_filter', 'function_call']);
 

@@ -1,9 +1,9 @@
 // Any OpenAI-compatible server (vLLM, Ollama, LM Studio, a company proxy) at CUSTOM_BASE_URL.
 // Configured when the base URL is set; the key is optional because local servers often take none.
 // Its models are whatever it serves: listed in CUSTOM_MODELS, or addressed as `custom/<model>`.
-import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { createOpenAICompatible } from './openai-compatible.js';
-import type { ProviderModule } from './types.js';
+import { defineSettings, type SettingsOf } from '../../core/settings.js';
+import { createOpenAICompatible } from '../openai-compatible/index.js';
+import type { ProviderModule } from '../../core/provider.js';
 
 const settings = defineSettings({
   CUSTOM_API_KEY: { type: 'string', secret: true, description: 'Bearer key for the custom provider, if it needs one.' },

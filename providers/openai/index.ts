@@ -1,7 +1,7 @@
 // OpenAI Chat Completions: Bearer key, optional organization and project headers.
-import { defineSettings, type SettingsOf } from '../core/settings.js';
-import { createOpenAICompatible } from './openai-compatible.js';
-import type { ProviderModule } from './types.js';
+import { defineSettings, type SettingsOf } from '../../core/settings.js';
+import { createOpenAICompatible } from '../openai-compatible/index.js';
+import type { ProviderModule } from '../../core/provider.js';
 
 const settings = defineSettings({
   OPENAI_API_KEY: { type: 'string', secret: true, variants: ['dev', 'staging', 'prod'], description: 'OpenAI API key. Without it the openai provider is not configured.' },

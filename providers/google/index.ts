@@ -1,13 +1,13 @@
 // Google Gemini API: POST {GOOGLE_BASE_URL}/v1beta/models/{model}:generateContent, or
 // :streamGenerateContent?alt=sse for streams, with `x-goog-api-key` (and `x-goog-user-project` when a
 // project is set). What is mapped, dropped or refused is in docs/providers/google.md; the
-// translators are in providers/google/. Reads GOOGLE_API_KEY, GOOGLE_PROJECT_ID, GOOGLE_BASE_URL.
-import { defineSettings, type SettingsOf } from '../core/settings.js';
-import type { ProviderModule, UpstreamRequest } from './types.js';
-import { toGenerateContentRequest } from './google/request.js';
-import { toCompletion } from './google/response.js';
-import { GeminiStream } from './google/stream.js';
-import { googleError } from './google/errors.js';
+// translators live beside this file. Reads GOOGLE_API_KEY, GOOGLE_PROJECT_ID, GOOGLE_BASE_URL.
+import { defineSettings, type SettingsOf } from '../../core/settings.js';
+import type { ProviderModule, UpstreamRequest } from '../../core/provider.js';
+import { toGenerateContentRequest } from './request.js';
+import { toCompletion } from './response.js';
+import { GeminiStream } from './stream.js';
+import { googleError } from './errors.js';
 
 const settings = defineSettings({
   GOOGLE_API_KEY: { type: 'string', secret: true, description: 'Gemini API key, sent as x-goog-api-key. Without it the google provider is not configured.' },

@@ -1,12 +1,12 @@
 // Anthropic Messages API: POST {ANTHROPIC_BASE_URL}/v1/messages with `x-api-key` and
 // `anthropic-version`. What is mapped, dropped or refused is in docs/providers/anthropic.md; the
-// translators are in providers/anthropic/. Reads ANTHROPIC_API_KEY, ANTHROPIC_VERSION, ANTHROPIC_BASE_URL.
-import { defineSettings, type SettingsOf } from '../core/settings.js';
-import type { ProviderModule, UpstreamRequest } from './types.js';
-import { toMessagesRequest } from './anthropic/request.js';
-import { toCompletion } from './anthropic/response.js';
-import { AnthropicStream } from './anthropic/stream.js';
-import { anthropicError } from './anthropic/errors.js';
+// translators live beside this file. Reads ANTHROPIC_API_KEY, ANTHROPIC_VERSION, ANTHROPIC_BASE_URL.
+import { defineSettings, type SettingsOf } from '../../core/settings.js';
+import type { ProviderModule, UpstreamRequest } from '../../core/provider.js';
+import { toMessagesRequest } from './request.js';
+import { toCompletion } from './response.js';
+import { AnthropicStream } from './stream.js';
+import { anthropicError } from './errors.js';
 
 const settings = defineSettings({
   ANTHROPIC_API_KEY: { type: 'string', secret: true, description: 'Anthropic API key, sent as x-api-key. Without it the anthropic provider is not configured.' },

@@ -1,0 +1,74 @@
+// The OpenAI Chat Completions wire format, shared by the `openai` adapter and by `custom` (any
+// OpenAI-compatible server). Requests pass through with the gateway's rules applied; streams are
+// always asked for usage; responses and chunks are checked for the shape the protocol promises,
+// and what compatible servers send differently (providers.md §0) is brought back to OpenAI's shape:
+// finish reasons outside the enum, tool calls without index or type (or `null`), usage on the
+// finish chunk.
+// Every other field passes through.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ChatCompletion, ChatRequest } from '../../core/chat-types.js';
+import type { UpstreamError } from '../../core/upstream-error.js';
+import type { Provider, StreamTranslator, TranslateContext, UpstreamRequest } from '../../core/provider.js';
+import { compatibleBody } from './request.js';
+import { compatibleCompletion } from './response.js';
+import { OpenAICompatibleStream } from './stream.js';
+import { openAIError } from './errors.js';
+
+export interface OpenAICompatibleOptions {
+  name: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  /** The setting that holds the key, named when the provider rejects it. */
+  keySetting: string;
+  configured: boolean;
+  extraHeaders?: Record<string, string>;
+  /**
+   * Reasoning models (catalog capability) reject `max_tokens` and non-default sampling: the
+   * request is rewritten to `max_completion_tokens` and temperature/top_p are dropped.
+   */
+  reasoningRules: boolean;
+  acceptsUnlistedModels?: boolean;
+}
+
+export function createOpenAICompatible(options: OpenAICompatibleOptions): Provider {
+  const base = options.baseUrl.replace(/\/+$/, '');
+  const headers = (accept: string): Record<string, string> => ({
+    'content-type': 'application/json',
+    accept,
+    ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
+    ...options.extraHeaders,
+  });
+
+  return {
+    name: options.name,
+    configured: options.configured,
+    baseUrl: base,
+    acceptsUnlistedModels: options.acceptsUnlistedModels ?? false,
+
+    chatRequest(request: ChatRequest, context: TranslateContext): UpstreamRequest {
+      const body = compatibleBody(request, context, options.reasoningRules);
+      return {
+        url: `${base}/chat/completions`,
+        method: 'POST',
+        headers: headers(context.stream ? 'text/event-stream' : 'application/json'),
+        body: JSON.stringify(body),
+      };
+    },
+
+    chatResponse(body: unknown): ChatCompletion {
+      return compatibleCompletion(options.name, body);
+    },
+
+    streamTranslator(): StreamTranslator {
+      return new OpenAICompatibleStream(options.name);
+    },
+
+    error(status: number, responseHeaders: IncomingHttpHeaders, text: string): UpstreamError {
+      return openAIError(options.name, status, responseHeaders, text, options.keySetting);
+    },
+
+    testRequest(): UpstreamRequest {
+      return { url: `${base}/models`, method: 'GET', headers: headers('application/json') };
+    },
+  };
+}
