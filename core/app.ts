@@ -85,7 +85,7 @@ export interface AppOptions {
 }
 
 export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
-  const config = loadConfig(env, allSettings());
+  const config = loadConfig(env, allSettings(), { known: { providers: PROVIDERS.map((module) => module.name) } });
   const values = config.values;
   const core = values as SettingsOf<typeof serverSettings> & SettingsOf<typeof catalogSettings>;
   const logger = createLogger(values as LoggingSettings, options.logDestination);

@@ -3,7 +3,7 @@
 // numbers and booleans coerced, then one ajv validation. Any problem becomes one ConfigError
 // naming every bad variable; the caller exits with status 1.
 import { Ajv, type ErrorObject } from 'ajv';
-import { ENVIRONMENTS, variantName, type Environment, type SettingSpec, type SettingsSchema } from './settings.js';
+import { ENVIRONMENTS, variantName, type Environment, type KnownNames, type SettingSpec, type SettingsSchema } from './settings.js';
 
 export class ConfigError extends Error {
   readonly problems: readonly string[];
@@ -23,7 +23,14 @@ export interface LoadedConfig {
   explicit: ReadonlySet<string>;
 }
 
-const ANNOTATIONS = new Set(['required', 'secret', 'variants', 'envDefaults', 'hint', 'example']);
+const ANNOTATIONS = new Set(['required', 'secret', 'variants', 'envDefaults', 'hint', 'example', 'check']);
+
+export interface LoadOptions {
+  /** Variables with these prefixes that nothing declares are reported as unknown (probably typos). */
+  prefixes?: readonly string[];
+  /** What settings' checks compare against. */
+  known?: KnownNames;
+}
 
 export function mergeSchemas(schemas: readonly SettingsSchema[]): Record<string, SettingSpec> {
   const all: Record<string, SettingSpec> = {};
@@ -36,7 +43,9 @@ export function mergeSchemas(schemas: readonly SettingsSchema[]): Record<string,
   return all;
 }
 
-export function loadConfig(source: NodeJS.ProcessEnv, schemas: readonly SettingsSchema[], prefixes = ['MODELGATE_']): LoadedConfig {
+export function loadConfig(source: NodeJS.ProcessEnv, schemas: readonly SettingsSchema[], options: LoadOptions = {}): LoadedConfig {
+  const prefixes = options.prefixes ?? ['MODELGATE_'];
+  const known = options.known ?? { providers: [] };
   const specs = mergeSchemas(schemas);
   const problems: string[] = [];
   const raw = (name: string) => {
@@ -75,13 +84,20 @@ export function loadConfig(source: NodeJS.ProcessEnv, schemas: readonly Settings
   }
 
   const validate = compile(specs);
+  const invalid = new Set<string>();
   if (!validate(input)) {
     for (const error of validate.errors ?? []) {
       const name = error.instancePath.split('/')[1] || (error.params as { missingProperty?: string }).missingProperty || '';
       const spec = specs[name];
       if (!spec) continue;
+      invalid.add(name);
       problems.push(`${from[name] ?? name}: ${describe(error, spec)}${shown(spec, source[from[name] ?? name])}`);
     }
+  }
+  // Checks beyond the schema, in the same pass: every bad variable is named in one error.
+  for (const [name, spec] of Object.entries(specs)) {
+    if (!spec.check || invalid.has(name) || input[name] === undefined) continue;
+    for (const problem of spec.check(input[name] as never, known)) problems.push(`${from[name] ?? name}: ${problem}`);
   }
   if (problems.length > 0) throw new ConfigError([...new Set(problems)]);
 

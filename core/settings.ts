@@ -19,6 +19,17 @@ interface Common {
   hint?: string;
   /** Shown in config/example.env instead of the default (for computed defaults). */
   example?: string;
+  /**
+   * What the schema cannot say (an IP range that does not parse, a provider that does not exist):
+   * each problem returned is reported at boot under the variable's name, with every other problem.
+   */
+  check?(value: never, known: KnownNames): readonly string[];
+}
+
+/** Names a setting's check may need that no schema holds. */
+export interface KnownNames {
+  /** Every provider the gateway has an adapter for. */
+  providers: readonly string[];
 }
 
 export type SettingSpec =

@@ -19,16 +19,19 @@ const settings = defineSettings({
   MODELGATE_ALLOWED_IPS: {
     type: 'array',
     default: [],
+    check: badRanges,
     description: 'Comma-separated IPv4/IPv6 addresses or CIDR ranges allowed when whitelisting is on (IPv4-mapped IPv6 clients match their IPv4 entry).',
   },
   MODELGATE_BLOCKED_IPS: {
     type: 'array',
     default: [],
+    check: badRanges,
     description: 'Comma-separated IPv4/IPv6 addresses or CIDR ranges always refused (403), whitelisting on or off.',
   },
   MODELGATE_TRUSTED_PROXIES: {
     type: 'array',
     default: [],
+    check: badRanges,
     description:
       'Comma-separated addresses or CIDR ranges of reverse proxies whose X-Forwarded-For is believed. Empty (the default): the header is ignored and the TCP peer is the client.',
   },
@@ -65,14 +68,16 @@ function inAny(address: Address, ranges: readonly Range[]): boolean {
   return ranges.some(([network, bits]) => network.kind() === address.kind() && address.match(network, bits));
 }
 
-function parseList(name: string, entries: readonly string[], problems: string[]): Range[] {
-  const ranges: Range[] = [];
-  for (const entry of entries) {
-    const range = parseRange(entry);
-    if (range) ranges.push(range);
-    else problems.push(`${name}: "${entry}" is not an IP address or CIDR range`);
-  }
-  return ranges;
+/** The entries of a list that are not an address or range: reported at boot with every other bad setting. */
+function badRanges(entries: readonly string[]): string[] {
+  return entries.filter((entry) => !parseRange(entry)).map((entry) => `"${entry}" is not an IP address or CIDR range`);
+}
+
+/** A list the config loader checked (badRanges); a bad entry here means a caller skipped it. */
+function parseList(name: string, entries: readonly string[]): Range[] {
+  const problems = badRanges(entries);
+  if (problems.length > 0) throw new ConfigError(problems.map((problem) => `${name}: ${problem}`));
+  return entries.map((entry) => parseRange(entry)!);
 }
 
 /**
@@ -97,11 +102,9 @@ export const ipFilter: PluginModule<typeof settings> = {
   settings,
   create(values) {
     const s = values as SettingsOf<typeof settings>;
-    const problems: string[] = [];
-    const allowed = parseList('MODELGATE_ALLOWED_IPS', s.MODELGATE_ALLOWED_IPS, problems);
-    const blocked = parseList('MODELGATE_BLOCKED_IPS', s.MODELGATE_BLOCKED_IPS, problems);
-    const trusted = parseList('MODELGATE_TRUSTED_PROXIES', s.MODELGATE_TRUSTED_PROXIES, problems);
-    if (problems.length > 0) throw new ConfigError(problems);
+    const allowed = parseList('MODELGATE_ALLOWED_IPS', s.MODELGATE_ALLOWED_IPS);
+    const blocked = parseList('MODELGATE_BLOCKED_IPS', s.MODELGATE_BLOCKED_IPS);
+    const trusted = parseList('MODELGATE_TRUSTED_PROXIES', s.MODELGATE_TRUSTED_PROXIES);
     const whitelisting = s.MODELGATE_IP_WHITELISTING_ENABLED;
     // Nothing to check: no step at all, so the request path pays nothing.
     if (!whitelisting && blocked.length === 0 && trusted.length === 0) return { name: 'ip-filter' };

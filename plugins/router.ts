@@ -57,6 +57,8 @@ const settings = defineSettings({
     type: 'array',
     default: [],
     items: { type: 'string', pattern: '^[a-z]+:\\d+(\\.\\d+)?$' },
+    check: (entries: readonly string[], known) =>
+      entries.map((entry) => entry.split(':')[0]!).filter((name) => !known.providers.includes(name)).map((name) => `unknown provider "${name}" (known: ${known.providers.join(', ')})`),
     description: 'Load split among equally good candidates, e.g. `openai:3,anthropic:1` (unlisted providers weigh 1).',
   },
   MODELGATE_ROUTING_EXPLORATION: {

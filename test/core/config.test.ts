@@ -125,6 +125,34 @@ t.test("the gateway's own schemas: the issue's examples fail with their reasons"
   t.equal(fail({ MODELGATE_API_KEY: 'uc_x' }), '', 'the defaults are valid');
 });
 
+t.test('every invalid setting is reported in one pass, IP lists and provider names included', async (t) => {
+  const { createApp } = await import('../../core/app.js');
+  const error = await createApp({
+    MODELGATE_API_KEY: 'uc_x',
+    MODELGATE_PORT: 'eighty',
+    MODELGATE_BLOCKED_IPS: '10.0.0.1,10.0.0.300',
+    MODELGATE_ALLOWED_IPS: 'nope',
+    MODELGATE_TRUSTED_PROXIES: '10.0.0.0/33',
+    MODELGATE_PROVIDER_WEIGHTS: 'openai:2,azure:1',
+    MODELGATE_ROUTING_STRATEGY: 'fastest',
+  }).then(
+    async (app) => {
+      await app.close();
+      return undefined;
+    },
+    (thrown: unknown) => thrown,
+  );
+  t.ok(error instanceof ConfigError, 'startup fails with a ConfigError, before any plugin is built');
+  t.same([...(error as ConfigError).problems].sort(), [
+    'MODELGATE_ALLOWED_IPS: "nope" is not an IP address or CIDR range',
+    'MODELGATE_BLOCKED_IPS: "10.0.0.300" is not an IP address or CIDR range',
+    'MODELGATE_PORT: must be an integer (got "eighty")',
+    'MODELGATE_PROVIDER_WEIGHTS: unknown provider "azure" (known: openai, anthropic, google, cohere, mistral, custom)',
+    'MODELGATE_ROUTING_STRATEGY: must be one of cost_optimized, quality_optimized, performance_optimized (got "fastest")',
+    'MODELGATE_TRUSTED_PROXIES: "10.0.0.0/33" is not an IP address or CIDR range',
+  ]);
+});
+
 t.test('no setting is declared twice across the gateway', async (t) => {
   t.doesNotThrow(() => loadConfig({ MODELGATE_API_KEY: 'uc_x' }, allSettings()));
 });
