@@ -93,6 +93,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   for (const name of config.explicit) if (PLANNED.has(name)) logger.warn({ setting: name }, 'setting declared but not acted on yet');
 
   const providers = new Map<string, Provider>(PROVIDERS.map((module) => [module.name, module.create(values)]));
+  if (![...providers.values()].some((provider) => provider.configured)) {
+    const settings = PROVIDERS.map((module) => module.configuredBy);
+    logger.warn({ settings }, `no provider is configured: every chat request will fail with 404 Model unavailable. Set one of ${settings.join(', ')}`);
+  }
   let catalog: Catalog;
   try {
     catalog = loadCatalog({

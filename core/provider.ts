@@ -55,6 +55,8 @@ export interface Provider {
 
 export interface ProviderModule<S extends SettingsSchema = SettingsSchema> {
   readonly name: string;
+  /** The setting whose presence makes the provider serve traffic (named when none is configured). */
+  readonly configuredBy: string;
   readonly settings: S;
   create(settings: Readonly<Record<string, unknown>>): Provider;
   /** Models this provider serves that the catalog does not list (e.g. CUSTOM_MODELS). */

@@ -100,12 +100,18 @@ export function clientAddress(peer: string, forwardedFor: string | string[] | un
 export const ipFilter: PluginModule<typeof settings> = {
   name: 'ip-filter',
   settings,
-  create(values) {
+  create(values, deps) {
     const s = values as SettingsOf<typeof settings>;
     const allowed = parseList('MODELGATE_ALLOWED_IPS', s.MODELGATE_ALLOWED_IPS);
     const blocked = parseList('MODELGATE_BLOCKED_IPS', s.MODELGATE_BLOCKED_IPS);
     const trusted = parseList('MODELGATE_TRUSTED_PROXIES', s.MODELGATE_TRUSTED_PROXIES);
     const whitelisting = s.MODELGATE_IP_WHITELISTING_ENABLED;
+    if (whitelisting && allowed.length === 0) {
+      deps.logger.warn(
+        { settings: ['MODELGATE_IP_WHITELISTING_ENABLED', 'MODELGATE_ALLOWED_IPS'] },
+        'IP whitelisting is on and MODELGATE_ALLOWED_IPS is empty: every request that needs a key is refused with 403',
+      );
+    }
     // Nothing to check: no step at all, so the request path pays nothing.
     if (!whitelisting && blocked.length === 0 && trusted.length === 0) return { name: 'ip-filter' };
 

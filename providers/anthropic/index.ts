@@ -22,6 +22,7 @@ const settings = defineSettings({
 
 export const anthropic: ProviderModule<typeof settings> = {
   name: 'anthropic',
+  configuredBy: 'ANTHROPIC_API_KEY',
   settings,
   create(values) {
     const s = values as SettingsOf<typeof settings>;

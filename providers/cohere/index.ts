@@ -21,6 +21,7 @@ const settings = defineSettings({
 
 export const cohere: ProviderModule<typeof settings> = {
   name: 'cohere',
+  configuredBy: 'COHERE_API_KEY',
   settings,
   create(values): Provider {
     const s = values as SettingsOf<typeof settings>;

@@ -22,6 +22,7 @@ const settings = defineSettings({
 
 export const custom: ProviderModule<typeof settings> = {
   name: 'custom',
+  configuredBy: 'CUSTOM_BASE_URL',
   settings,
   create(values) {
     const s = values as SettingsOf<typeof settings>;

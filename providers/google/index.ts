@@ -23,6 +23,7 @@ const settings = defineSettings({
 
 export const google: ProviderModule<typeof settings> = {
   name: 'google',
+  configuredBy: 'GOOGLE_API_KEY',
   settings,
   create(values) {
     const s = values as SettingsOf<typeof settings>;

@@ -22,6 +22,7 @@ const settings = defineSettings({
 
 export const mistral: ProviderModule<typeof settings> = {
   name: 'mistral',
+  configuredBy: 'MISTRAL_API_KEY',
   settings,
   create(values): Provider {
     const s = values as SettingsOf<typeof settings>;

@@ -12,6 +12,7 @@ const settings = defineSettings({
 
 export const openai: ProviderModule<typeof settings> = {
   name: 'openai',
+  configuredBy: 'OPENAI_API_KEY',
   settings,
   create(values) {
     const s = values as SettingsOf<typeof settings>;
