@@ -55,12 +55,21 @@ const BOOT_WAIT_MS = 3000;
 
 export type RateLimitSettings = SettingsOf<typeof settings>;
 
-function refusal(admission: Admission): GatewayError {
+function refusal(admission: Admission, promptTokens: number): GatewayError {
+  if (admission.never) {
+    // This request alone is larger than a whole minute of tokens: no wait can help, so there is no
+    // Retry-After, and x-should-retry tells the OpenAI SDKs not to retry. The spec fixes the
+    // message; the code says why, and param what to shorten (the prompt, or else max_tokens).
+    return new GatewayError('rate_limit_exceeded', {
+      type: 'tokens',
+      code: 'request_too_large_for_tpm',
+      param: promptTokens > admission.tokens.limit ? 'messages' : 'max_tokens',
+      headers: { 'x-should-retry': 'false' },
+    });
+  }
   return new GatewayError('rate_limit_exceeded', {
     type: admission.refusedBy === 'tokens' ? 'tokens' : 'requests',
-    param: admission.never ? 'max_tokens' : null,
-    // Larger than a whole minute of tokens: waiting will not help.
-    headers: admission.never ? { 'x-should-retry': 'false' } : retryHeaders(admission.retryAfterMs),
+    headers: retryHeaders(admission.retryAfterMs),
   });
 }
 
@@ -99,7 +108,7 @@ export const rateLimit: PluginModule<typeof settings> = {
           if (admission.answeredLocally) deps.events.emit('fallback', { component: 'rate-limit', reason: 'redis_unavailable' });
           else redis?.answered();
           Object.assign(ctx.responseHeaders, rateLimitHeaders(admission.requests, admission.tokens));
-          if (!admission.admitted) throw refusal(admission);
+          if (!admission.admitted) throw refusal(admission, ctx.chat?.promptTokens ?? 0);
           try {
             await next();
           } finally {

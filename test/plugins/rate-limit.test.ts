@@ -2,7 +2,8 @@
 // allowance back, the hourly cap, tokens per minute with the correction from real usage, refusals
 // that consume nothing, and OpenAI's x-ratelimit-* headers everywhere.
 import t from 'tap';
-import { startGateway, call, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
+import OpenAI from 'openai';
+import { startGateway, call, type TestGateway, PROTOCOL_ONLY, GATEWAY_KEY } from '../helpers/gateway.js';
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { sleep, type FakeProvider, type Responder } from '../helpers/fake-provider.js';
 import { checkError } from '../helpers/schema.js';
@@ -141,11 +142,35 @@ t.test('a request whose estimate alone exceeds TPM is refused outright, without 
     const huge = await call(gateway.url, '/chat/completions', { body: chat(5000) });
     t.equal(huge.status, 429);
     t.equal(huge.json.error.type, 'tokens');
-    t.equal(huge.json.error.param, 'max_tokens');
+    t.equal(huge.json.error.message, 'Rate limit exceeded', "the spec's message");
+    t.equal(huge.json.error.code, 'request_too_large_for_tpm', 'the code says this request alone is too large');
+    t.equal(huge.json.error.param, 'max_tokens', 'the prompt fits: max_tokens is what to lower');
     t.equal(huge.headers.get('x-should-retry'), 'false', 'waiting will not help');
     t.equal(huge.headers.get('retry-after'), null);
     t.equal(huge.headers.get('x-ratelimit-remaining-tokens'), '1000', 'it took nothing');
     t.equal(upstream.requests.length, 0, 'the provider was not called');
+  });
+});
+
+t.test('a prompt alone larger than the whole TPM: refused, naming the messages, with no invitation to retry', async (t) => {
+  await withGateway({ MODELGATE_RATE_LIMIT_TPM: '1000' }, async (gateway) => {
+    upstream.reset();
+    const prompt = 'lorem ipsum dolor sit amet '.repeat(1500);
+    const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] });
+    const huge = await call(gateway.url, '/chat/completions', { body });
+    t.equal(huge.status, 429);
+    t.equal(huge.json.error.message, 'Rate limit exceeded');
+    t.equal(huge.json.error.code, 'request_too_large_for_tpm');
+    t.equal(huge.json.error.param, 'messages');
+    t.equal(huge.headers.get('retry-after'), null, 'no Retry-After: no wait can help');
+    t.equal(huge.headers.get('x-should-retry'), 'false', 'SDKs are told not to retry');
+    t.equal(upstream.requests.length, 0, 'the provider was not called');
+    // The real OpenAI SDK gives up at once instead of retrying with its backoff.
+    const client = new OpenAI({ apiKey: GATEWAY_KEY, baseURL: gateway.url, maxRetries: 3 });
+    const error = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: prompt }] }).catch((thrown: unknown) => thrown);
+    t.ok(error instanceof OpenAI.RateLimitError);
+    t.equal((error as InstanceType<typeof OpenAI.RateLimitError>).code, 'request_too_large_for_tpm');
+    t.equal(upstream.requests.length, 0);
   });
 });
 
