@@ -85,7 +85,7 @@ function storable(ctx: RequestContext): CachedAnswer | undefined {
   return { ...base, chunks: chunks.filter((chunk) => !(chunk.choices.length === 0 && chunk.usage)) };
 }
 
-export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'cacheStats' | 'redis'>> = {
+export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'cacheStats' | 'redis' | 'settings'>> = {
   name: 'cache',
   settings,
   overrides,
@@ -120,6 +120,10 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       outcome.savedUsd = answer.costUsd;
       outcome.target = targetOf(answer);
       const chat = ctx.chat!;
+      // The router, which names the strategy, does not run on a hit. Overrides are part of the key,
+      // so the strategy this request asks for is the one the stored answer was routed under.
+      const routing = chat.overrides.routing as { strategy?: string } | undefined;
+      ctx.strategy ??= routing?.strategy ?? (deps.settings.MODELGATE_ROUTING_STRATEGY as string | undefined);
       if (!chat.stream) {
         outcome.completion = asCompletion(answer);
         sendCompletion(ctx, outcome.completion);

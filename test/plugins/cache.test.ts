@@ -68,6 +68,13 @@ t.test('a repeated request is answered from the cache without calling the provid
   t.equal(second.headers.get('x-modelgate-attempts'), '0');
   t.equal(second.headers.get('x-modelgate-provider'), 'openai');
   t.equal(second.headers.get('x-modelgate-model'), 'gpt-4o-mini');
+  t.equal(first.headers.get('x-modelgate-strategy'), 'cost_optimized');
+  t.equal(second.headers.get('x-modelgate-strategy'), 'cost_optimized', 'a hit names the strategy as a miss does');
+  const overridden = { ...ask('What is the capital of Peru?'), modelgate: { routing: { strategy: 'quality_optimized' } } } as Body;
+  await complete(overridden);
+  const overriddenHit = await complete(overridden);
+  t.equal(overriddenHit.cache, 'HIT');
+  t.equal(overriddenHit.headers.get('x-modelgate-strategy'), 'quality_optimized', "the request's own strategy");
 });
 
 t.test('the same request written differently hits; a different parameter misses', async (t) => {
