@@ -22,7 +22,7 @@ import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
 import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
-import { GatewayServer } from './server.js';
+import { GatewayServer, listenError } from './server.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { projectRoot } from './paths.js';
@@ -192,7 +192,9 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     deps,
     sweeper,
     async listen() {
-      const address = await server.listen();
+      const address = await server.listen().catch((error: unknown) => {
+        throw listenError(error, core.MODELGATE_HOST, core.MODELGATE_PORT);
+      });
       sweeper.start();
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;

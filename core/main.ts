@@ -1,8 +1,9 @@
 // The gateway's entry point: validate the configuration (exit 1 naming every bad setting), open and
-// migrate the database (exit 1 naming what failed), listen, and shut down gracefully on
-// SIGTERM/SIGINT (exit 0 once in-flight requests finished).
+// migrate the database (exit 1 naming what failed), listen (exit 1 naming the port when it cannot),
+// and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished).
 import { createApp } from './app.js';
 import { ConfigError } from './config.js';
+import { ListenError } from './server.js';
 import { StoreError } from './store/database.js';
 import { MigrationError } from './store/migrate.js';
 
@@ -18,7 +19,14 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  await app.listen();
+  try {
+    await app.listen();
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    process.stderr.write(`modelgate: ${error.message}\n`);
+    await app.close().catch(() => undefined);
+    process.exit(1);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

@@ -40,6 +40,24 @@ interface CompiledRoute {
   run: Handler;
 }
 
+/** The port cannot be taken (in use, not permitted, no such address): the start stops with one line. */
+export class ListenError extends Error {
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'ListenError';
+  }
+}
+
+/** What went wrong when listening, in words that name the settings to change. */
+export function listenError(error: unknown, host: string, port: number): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE') return new ListenError(`port ${port} is already in use (${where}): stop what holds it, or set MODELGATE_PORT to a free port`, { cause: error });
+  if (code === 'EACCES') return new ListenError(`not permitted to listen on ${where}: ports below 1024 need privileges; set MODELGATE_PORT to 1024 or above`, { cause: error });
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') return new ListenError(`cannot listen on ${where}: MODELGATE_HOST is not an address of this machine`, { cause: error });
+  return error as Error;
+}
+
 export class GatewayServer {
   readonly server: http.Server;
   private readonly inflight = new Set<RequestContext>();

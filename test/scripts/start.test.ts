@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type AddressInfo } from 'node:net';
 import { projectRoot } from '../../core/paths.js';
 import { call } from '../helpers/gateway.js';
 import { startGatewayProcess, runLaunch } from '../helpers/process.js';
@@ -133,4 +134,14 @@ t.test('under `prepare`, a production install without the compiler skips the bui
   t.match(prepared.stderr, /TypeScript is not installed/);
   const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_lifecycle_event: 'build' } });
   t.equal(built.status, 1, 'npm run build itself fails there');
+});
+
+t.test('a port already in use stops the start with one line naming the port and MODELGATE_PORT', async (t) => {
+  const holder = createServer();
+  await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => holder.close(() => resolve())));
+  const port = (holder.address() as AddressInfo).port;
+  const run = await runLaunch('server', { MODELGATE_PORT: String(port), MODELGATE_DATA_DIR: testDataDir() });
+  t.equal(run.code, 1);
+  t.equal(run.stderr, `modelgate: port ${port} is already in use (127.0.0.1:${port}): stop what holds it, or set MODELGATE_PORT to a free port\n`, 'one line, no stack trace');
 });
