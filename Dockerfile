@@ -15,8 +15,9 @@ COPY demo demo
 COPY scripts scripts
 COPY bench bench
 COPY config config
-# dist is a link to the build under .builds/: the image gets the build itself.
-RUN npm run build && cp -rL dist /app/dist-image && npm prune --omit=dev
+# dist is a link to the build under .builds/: the image gets the build itself. The compiler is a
+# dependency (a production install builds from source) but a built image does not need it.
+RUN npm run build && cp -rL dist /app/dist-image && npm prune --omit=dev && rm -rf node_modules/typescript
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
@@ -27,14 +28,14 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist-image dist
-COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/
+COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/healthcheck.mjs scripts/
 COPY config config
 COPY demo/catalog.json demo/catalog.json
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
-HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.MODELGATE_PORT || 3000) + '/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Probes /v1/health where MODELGATE_HOST and MODELGATE_PORT say the gateway listens.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=10s --retries=3 CMD ["node", "scripts/healthcheck.mjs"]
 # What `npm start` runs: the launcher checks that dist/ is a whole build, then runs it (no compiler here).
 CMD ["node", "scripts/launch.mjs", "server"]

@@ -46,7 +46,7 @@ export function sourceHash(root) {
 export function currentBuild(root) {
   const dist = join(root, 'dist');
   if (!existsSync(dist)) {
-    return { problem: 'dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too; a production install needs a build made with the dev dependencies).' };
+    return { problem: 'dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too, with or without --omit=dev).' };
   }
   const dir = realpathSync(dist);
   const stampPath = join(dir, STAMP);

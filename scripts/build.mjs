@@ -5,7 +5,7 @@
 // (the launcher resolves the link once and loads every module from that build). Builds take turns
 // (a lock file; one left by a build that died is taken over). The current and the previous build
 // are kept, for gateways still running from it. Under `prepare` a checkout without the compiler
-// (npm ci --omit=dev) or without sources (a Docker layer that installs before copying them) is
+// or without sources (a Docker layer that installs before copying them) is
 // skipped with a note; `npm run build` there fails.
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -75,7 +75,7 @@ let tsc;
 try {
   tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc');
 } catch {
-  stop('TypeScript is not installed (a production install?): install with the dev dependencies (npm ci) to build, then `npm prune --omit=dev`', preparing ? 0 : 1);
+  stop('TypeScript is not installed: run `npm ci` (with or without --omit=dev; the compiler is a dependency)', preparing ? 0 : 1);
 }
 
 await takeLock();

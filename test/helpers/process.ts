@@ -61,8 +61,8 @@ function baseEnv(): Record<string, string | undefined> {
 }
 
 /** Starts a gateway process; resolves once it listens (rejects if it exits first, with its stderr). */
-export function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [join(projectRoot, 'scripts', 'launch.mjs'), 'server'], { cwd: projectRoot, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startGatewayProcess(env: Record<string, string>, root = projectRoot): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [join(root, 'scripts', 'launch.mjs'), 'server'], { cwd: root, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   track(child);
   const logs: Array<Record<string, unknown>> = [];
   let stderr = '';

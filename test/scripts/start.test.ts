@@ -54,7 +54,7 @@ t.test('a missing, incomplete or stale dist/ is refused with one line naming npm
   const root = miniCheckout(t);
   const missing = await runLaunch('server', {}, root);
   t.equal(missing.code, 1);
-  t.equal(missing.stderr, 'modelgate: dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too; a production install needs a build made with the dev dependencies).\n');
+  t.equal(missing.stderr, 'modelgate: dist/ is missing: the gateway has not been built. Run `npm run build` (npm ci builds it too, with or without --omit=dev).\n');
 
   fakeBuild(root, undefined);
   const incomplete = await runLaunch('server', {}, root);
@@ -127,7 +127,7 @@ t.test('two builds at once take turns; dist/ is always one whole build; the curr
   t.notOk(existsSync(join(root, '.builds', '.lock')), 'the lock is released');
 });
 
-t.test('under `prepare`, a production install without the compiler skips the build with a note instead of failing npm ci', async (t) => {
+t.test('under `prepare`, an install without the compiler skips the build with a note instead of failing npm ci', async (t) => {
   const root = miniCheckout(t);
   const prepared = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, encoding: 'utf8', env: { ...process.env, npm_lifecycle_event: 'prepare' } });
   t.equal(prepared.status, 0);
