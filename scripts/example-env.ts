@@ -50,6 +50,7 @@ export function renderExampleEnv(): string {
   return [
   '# modelgate configuration: every setting the gateway reads, with its default.',
   '# Generated from the settings schemas by `npm run example-env`; do not edit by hand.',
+  '# A template: copy it to .env, fill it in, and start with `node --env-file=.env scripts/launch.mjs server`.',
   '# Empty values count as unset. Set MODELGATE_ENV=dev|staging|prod to apply per-environment variants.',
   '',
   '# MODELGATE_ENV: dev, staging or prod (optional)',
