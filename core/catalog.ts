@@ -12,7 +12,7 @@ export const catalogSettings = defineSettings({
   MODELGATE_MODEL_CATALOG: {
     type: 'string',
     description:
-      'Path of a JSON file {"models":[...]} whose entries override catalog models (matched by provider and id, fields merged) or add new ones. See README "Model catalog".',
+      'Path of a JSON file {"models":[...]} whose entries override catalog models (matched by provider and id, fields merged) or add new ones. See docs/catalog.md.',
   },
 });
 

@@ -47,7 +47,7 @@ const settings = defineSettings({
     items: { type: 'string', pattern: `^\\d+(\\.\\d+)?:(${ACTIONS.join('|')})$` },
     hint: `be threshold:action pairs such as 0.8:chat (actions: ${ACTIONS.join(', ')})`,
     description:
-      'Comma-separated threshold:action rules: when spend reaches that fraction of a budget (day, week or month), fire once per period. email/chat/webhook emit an alert event for the notifiers; pause refuses paid requests until the period resets or an admin calls POST /v1/budget/resume.',
+      'Comma-separated threshold:action rules: when spend reaches that fraction of a budget (day, week or month), fire once per period. email/chat/webhook log a `budget alert` line and emit an alert event (no notifier delivers it yet); pause refuses paid requests until the period resets or an admin calls POST /v1/budget/resume.',
   },
   MODELGATE_ALLOW_UNPRICED_MODELS: {
     type: 'boolean',

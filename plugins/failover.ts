@@ -28,7 +28,7 @@ const settings = defineSettings({
     minimum: 1,
     description: 'ms an attempt may take: the whole answer, or for a stream its first content and then each gap between events.',
   },
-  MODELGATE_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Retries of a failed attempt on the same target (see README "Failover" for which failures).' },
+  MODELGATE_RETRIES: { type: 'integer', default: 3, minimum: 0, description: 'Retries of a failed attempt on the same target (docs/routing.md says which failures are retried).' },
   MODELGATE_RETRY_DELAY: { type: 'integer', default: 1000, minimum: 0, description: 'ms before the first retry.' },
   MODELGATE_RETRY_DELAY_MULTIPLIER: { type: 'number', default: 2, minimum: 1, description: 'Each further retry waits this many times longer (with exponential backoff on).' },
   MODELGATE_EXPONENTIAL_BACKOFF: { type: 'boolean', default: true, description: 'Grow the retry delay by the multiplier; off: every retry waits MODELGATE_RETRY_DELAY.' },
