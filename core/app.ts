@@ -28,6 +28,7 @@ import { providerRoutes } from './provider-routes.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
 import { auth, type KeyStore } from '../plugins/auth.js';
@@ -161,10 +162,18 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       throw new Error('the chat pipeline ended without an answer');
     },
   };
+  // Whether the keyed routes would let a client in (the IP filter, then its key), asked without
+  // refusing: health answers everyone and shows its details only to such a client. A key store
+  // that fails counts as no key — health never fails on a key.
+  const admission = compose(
+    steps.filter((step) => step.scope === 'public' || step.name === auth.name),
+    async () => undefined,
+  );
+  const admits = (ctx: RequestContext) => admission(ctx).then(() => ctx.principal !== undefined, () => false);
   let closing = false;
   const routes: Route[] = [
     chatRoute,
-    ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing }),
+    ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing, admits }),
     ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
   ];

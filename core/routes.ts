@@ -1,7 +1,9 @@
-// Core endpoints: GET /v1/health (no key, never calls a provider), GET /v1/models (the catalog in
-// OpenAI's list format, with `auto`, prices, quality and availability) and GET /v1/models/{model}
-// (one entry of that list, as OpenAI's "retrieve model" answers).
+// Core endpoints: GET /v1/health (no key, never refuses, never calls a provider; its details only for
+// a client the keyed routes would admit), GET /v1/models (the catalog in OpenAI's list format, with
+// `auto`, prices, quality and availability) and GET /v1/models/{model} (one entry of that list, as
+// OpenAI's "retrieve model" answers).
 import type { Catalog } from './catalog.js';
+import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { ModelList } from './model-list.js';
 import type { Route } from './pipeline.js';
@@ -13,7 +15,12 @@ export interface CoreRouteDeps {
   providers: ReadonlyMap<string, Provider>;
   version: string;
   isShuttingDown(): boolean;
+  /** Whether the keyed routes would let this client in (its address and key); never throws. */
+  admits(ctx: RequestContext): Promise<boolean>;
 }
+
+// The answer depends on the caller's key: no shared cache may keep one caller's details for another.
+const UNCACHED = { 'cache-control': 'no-store' };
 
 export function coreRoutes(deps: CoreRouteDeps): Route[] {
   const bootedAt = Date.now();
@@ -26,14 +33,19 @@ export function coreRoutes(deps: CoreRouteDeps): Route[] {
       public: true,
       open: true,
       async handle(ctx) {
-        const configured = [...deps.providers.values()].filter((p) => p.configured).map((p) => p.name);
         const shuttingDown = deps.isShuttingDown();
-        sendJson(ctx, shuttingDown ? 503 : 200, {
-          status: shuttingDown ? 'shutting_down' : 'ok',
-          version: deps.version,
-          uptime_seconds: Math.floor((Date.now() - bootedAt) / 1000),
-          providers: { configured },
-        });
+        const code = shuttingDown ? 503 : 200;
+        const status = shuttingDown ? 'shutting_down' : 'ok';
+        // Load balancers probe without a key and judge by the status code. What runs here (version)
+        // and what it talks to (providers) helps an attacker more than a load balancer.
+        if (!(await deps.admits(ctx))) return sendJson(ctx, code, { status }, UNCACHED);
+        const configured = [...deps.providers.values()].filter((p) => p.configured).map((p) => p.name);
+        sendJson(
+          ctx,
+          code,
+          { status, version: deps.version, uptime_seconds: Math.floor((Date.now() - bootedAt) / 1000), providers: { configured } },
+          UNCACHED,
+        );
       },
     },
     {
