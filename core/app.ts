@@ -25,6 +25,8 @@ import { compose, type Handler, type Plugin, type PluginDeps, type PluginModule,
 import { GatewayServer } from './server.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
+import { describeApi, servedDescription } from './openapi/document.js';
+import { openApiRoute } from './openapi/route.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
@@ -66,6 +68,8 @@ export interface App {
   catalog: Catalog;
   providers: ReadonlyMap<string, Provider>;
   plugins: readonly Plugin[];
+  /** Every route the server answers; GET /v1/openapi.json describes them. */
+  routes: readonly Route[];
   deps: PluginDeps;
   /** Removes ledger rows and rollups past their retention, in the background (started by listen()). */
   sweeper: RetentionSweeper;
@@ -177,6 +181,13 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
   ];
+  const description = describeApi({
+    version: VERSION,
+    overrides: PIPELINE.flatMap((module) => module.overrides ?? []),
+    providers: [...providers.keys()],
+    baseUrl: core.MODELGATE_BASE_URL,
+  });
+  routes.push(openApiRoute(() => servedDescription(description, routes)));
   const server = new GatewayServer({
     host: core.MODELGATE_HOST,
     port: core.MODELGATE_PORT,
@@ -199,6 +210,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     catalog,
     providers,
     plugins,
+    routes,
     deps,
     sweeper,
     async listen() {
