@@ -25,9 +25,12 @@ import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type Plu
 import { GatewayServer, listenError } from './server.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
+import { describeApi, servedDescription } from './openapi/document.js';
+import { openApiRoute } from './openapi/route.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
 import { auth } from '../plugins/auth.js';
@@ -66,6 +69,8 @@ export interface App {
   catalog: Catalog;
   providers: ReadonlyMap<string, Provider>;
   plugins: readonly Plugin[];
+  /** Every route the server answers; GET /v1/openapi.json describes them. */
+  routes: readonly Route[];
   deps: PluginDeps;
   /** Removes ledger rows and rollups past their retention, in the background (started by listen()). */
   sweeper: RetentionSweeper;
@@ -164,13 +169,28 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       throw new Error('the chat pipeline ended without an answer');
     },
   };
+  // Whether the keyed routes would let a client in (the IP filter, then its key), asked without
+  // refusing: health answers everyone and shows its details only to such a client. A key store
+  // that fails counts as no key — health never fails on a key.
+  const admission = compose(
+    steps.filter((step) => step.scope === 'public' || step.name === auth.name),
+    async () => undefined,
+  );
+  const admits = (ctx: RequestContext) => admission(ctx).then(() => ctx.principal !== undefined, () => false);
   let closing = false;
   const routes: Route[] = [
     chatRoute,
-    ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing }),
+    ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing, admits }),
     ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
   ];
+  const description = describeApi({
+    version: VERSION,
+    overrides: PIPELINE.flatMap((module) => module.overrides ?? []),
+    providers: [...providers.keys()],
+    baseUrl: core.MODELGATE_BASE_URL,
+  });
+  routes.push(openApiRoute(() => servedDescription(description, routes)));
   const server = new GatewayServer({
     host: core.MODELGATE_HOST,
     port: core.MODELGATE_PORT,
@@ -189,6 +209,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     catalog,
     providers,
     plugins,
+    routes,
     deps,
     sweeper,
     async listen() {

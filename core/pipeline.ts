@@ -31,7 +31,10 @@ export interface Step {
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
-  /** `/v1/providers/{provider}/test` style; segments in braces become ctx.params. */
+  /**
+   * `/v1/providers/{provider}/test` style; segments in braces become ctx.params, percent-decoded.
+   * A last `{name+}` takes the rest of the path, slashes included (`/v1/models/{model+}`).
+   */
   path: string;
   /** No key needed: only steps of scope `public` run (e.g. the IP filter). */
   public?: boolean;

@@ -1,6 +1,11 @@
-// Core endpoints: GET /v1/health (no key, never calls a provider) and GET /v1/models (the catalog
-// in OpenAI's list format, with `auto`, prices, quality and availability).
-import type { Catalog, CatalogModel } from './catalog.js';
+// Core endpoints: GET /v1/health (no key, never refuses, never calls a provider; its details only for
+// a client the keyed routes would admit), GET /v1/models (the catalog in OpenAI's list format, with
+// `auto`, prices, quality and availability) and GET /v1/models/{model} (one entry of that list, as
+// OpenAI's "retrieve model" answers).
+import type { Catalog } from './catalog.js';
+import type { RequestContext } from './context.js';
+import { GatewayError } from './errors.js';
+import { ModelList } from './model-list.js';
 import type { Route } from './pipeline.js';
 import { sendJson } from './respond.js';
 import type { Provider } from './provider.js';
@@ -10,14 +15,16 @@ export interface CoreRouteDeps {
   providers: ReadonlyMap<string, Provider>;
   version: string;
   isShuttingDown(): boolean;
+  /** Whether the keyed routes would let this client in (its address and key); never throws. */
+  admits(ctx: RequestContext): Promise<boolean>;
 }
 
-const perMillion = (usdPerToken: number | null | undefined) => (usdPerToken == null ? null : Math.round(usdPerToken * 1e6 * 1e6) / 1e6);
+// The answer depends on the caller's key: no shared cache may keep one caller's details for another.
+const UNCACHED = { 'cache-control': 'no-store' };
 
 export function coreRoutes(deps: CoreRouteDeps): Route[] {
   const bootedAt = Date.now();
-  const created = Math.floor(bootedAt / 1000);
-  const available = (model: CatalogModel) => deps.providers.get(model.provider)?.configured === true;
+  const models = new ModelList(deps.catalog, (name) => deps.providers.get(name)?.configured === true, Math.floor(bootedAt / 1000));
 
   return [
     {
@@ -26,56 +33,37 @@ export function coreRoutes(deps: CoreRouteDeps): Route[] {
       public: true,
       open: true,
       async handle(ctx) {
-        const configured = [...deps.providers.values()].filter((p) => p.configured).map((p) => p.name);
         const shuttingDown = deps.isShuttingDown();
-        sendJson(ctx, shuttingDown ? 503 : 200, {
-          status: shuttingDown ? 'shutting_down' : 'ok',
-          version: deps.version,
-          uptime_seconds: Math.floor((Date.now() - bootedAt) / 1000),
-          providers: { configured },
-        });
+        const code = shuttingDown ? 503 : 200;
+        const status = shuttingDown ? 'shutting_down' : 'ok';
+        // Load balancers probe without a key and judge by the status code. What runs here (version)
+        // and what it talks to (providers) helps an attacker more than a load balancer.
+        if (!(await deps.admits(ctx))) return sendJson(ctx, code, { status }, UNCACHED);
+        const configured = [...deps.providers.values()].filter((p) => p.configured).map((p) => p.name);
+        sendJson(
+          ctx,
+          code,
+          { status, version: deps.version, uptime_seconds: Math.floor((Date.now() - bootedAt) / 1000), providers: { configured } },
+          UNCACHED,
+        );
       },
     },
     {
       method: 'GET',
       path: '/v1/models',
       async handle(ctx) {
-        const counts = new Map<string, number>();
-        for (const model of deps.catalog.models) counts.set(model.id, (counts.get(model.id) ?? 0) + 1);
-        const data = deps.catalog.models.map((model) => ({
-          id: counts.get(model.id)! > 1 ? `${model.provider}/${model.id}` : model.id,
-          object: 'model',
-          created,
-          owned_by: model.provider,
-          provider: model.provider,
-          available: available(model),
-          aliases: model.aliases,
-          pricing: {
-            unit: 'USD per 1M tokens',
-            input: perMillion(model.price.input),
-            output: perMillion(model.price.output),
-            cached_input: perMillion(model.price.cached_input),
-            cache_write: perMillion(model.price.cache_write),
-          },
-          context_window: model.context_window,
-          max_output_tokens: model.max_output_tokens,
-          capabilities: model.capabilities,
-          quality: model.quality,
-        }));
-        sendJson(ctx, 200, {
-          object: 'list',
-          data: [
-            {
-              id: 'auto',
-              object: 'model',
-              created,
-              owned_by: 'modelgate',
-              available: deps.catalog.models.some(available),
-              description: 'The gateway chooses the model by its routing strategy.',
-            },
-            ...data,
-          ],
-        });
+        sendJson(ctx, 200, { object: 'list', data: models.list() });
+      },
+    },
+    {
+      method: 'GET',
+      // `+`: an id may hold a slash (`openai/gpt-4o`), sent raw or as %2F (the OpenAI SDK's way).
+      path: '/v1/models/{model+}',
+      async handle(ctx) {
+        const model = models.find(ctx.params.model!);
+        // OpenAI answers an unknown id with 404 model_not_found, param "model".
+        if (!model) throw new GatewayError('model_not_found', { param: 'model' });
+        sendJson(ctx, 200, model);
       },
     },
   ];

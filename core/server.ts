@@ -71,10 +71,16 @@ export class GatewayServer {
       const names: string[] = [];
       const compiled: CompiledRoute = { route, names, run: options.chainFor(route) };
       if (route.path.includes('{')) {
-        const source = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{(\w+)\}/g, (_, name: string) => {
-          names.push(name);
-          return '([^/]+)';
-        });
+        const source = route.path
+          .split(/(\{\w+\+?\})/)
+          .map((part) => {
+            const param = /^\{(\w+)(\+?)\}$/.exec(part);
+            if (!param) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+            names.push(param[1]!);
+            // `{name+}` takes the rest of the path, slashes included: ids such as `openai/gpt-4o`.
+            return param[2] ? '(.+)' : '([^/]+)';
+          })
+          .join('');
         compiled.pattern = new RegExp(`^${source}$`);
         this.patterns.push(compiled);
       } else {

@@ -1,0 +1,85 @@
+// The OpenAPI 3.1 description of the client-facing HTTP API, assembled from its parts, and the
+// document a gateway serves: only the routes it registered (a gateway without metrics does not
+// describe /metrics), under the address its clients use.
+import type { OverrideSpec } from '../overrides.js';
+import type { Route } from '../pipeline.js';
+import { HEADERS } from './headers.js';
+import { RESPONSES } from './responses.js';
+import { chatSchemas } from './schemas/chat.js';
+import { gatewaySchemas } from './schemas/gateway.js';
+import { usageSchemas } from './schemas/usage.js';
+import { chatPaths } from './paths/chat.js';
+import { modelPaths } from './paths/models.js';
+import { providerPaths } from './paths/providers.js';
+import { usagePaths } from './paths/usage.js';
+import { gatewayPaths } from './paths/gateway.js';
+import type { Method, OpenApiDocument, PathItem } from './types.js';
+
+export interface DescriptionOptions {
+  version: string;
+  /** The per-request override objects the pipeline accepts (body `modelgate.<name>` and headers). */
+  overrides: readonly OverrideSpec[];
+  /** Provider names, as used in paths. */
+  providers: readonly string[];
+  /** Where clients reach the gateway (MODELGATE_BASE_URL), if the operator said. */
+  baseUrl?: string;
+}
+
+const DESCRIPTION = `An OpenAI-compatible AI gateway: an unchanged OpenAI SDK with its base URL set to the gateway's /v1 and a gateway key works, streaming included.
+
+Every route under /v1 needs a gateway key (\`Authorization: Bearer uc_…\`) except GET /v1/health and GET /v1/openapi.json (this document). Every response carries x-request-id. Errors have OpenAI's body, \`{"error":{"message","type","param","code"}}\`; besides those described per operation, an unknown path answers 404 (code unknown_url), a method a path does not serve 405 with an Allow header, and a fault of the gateway itself 500 (code internal_error).`;
+
+/** A route's path as OpenAPI writes it: `/v1/models/{model+}` (rest of the path) is `/v1/models/{model}`. */
+export function openApiPath(routePath: string): string {
+  return routePath.replace(/\{(\w+)\+\}/g, '{$1}');
+}
+
+/** The description of every route the gateway can register. */
+export function describeApi(options: DescriptionOptions): OpenApiDocument {
+  // MODELGATE_BASE_URL ends in /v1 and the paths start with it (and /metrics lives beside it); without
+  // one, `/` is the origin this document was fetched from.
+  const server = options.baseUrl?.replace(/\/+$/, '').replace(/\/v1$/, '');
+  return {
+    openapi: '3.1.0',
+    info: { title: 'modelgate', version: options.version, description: DESCRIPTION, license: { name: 'MIT', identifier: 'MIT' } },
+    servers: [server ? { url: server, description: 'MODELGATE_BASE_URL without its /v1.' } : { url: '/', description: 'The gateway this document was fetched from.' }],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Chat', description: 'OpenAI chat completions, routed.' },
+      { name: 'Models', description: 'The model catalog.' },
+      { name: 'Providers', description: 'The providers behind the gateway.' },
+      { name: 'Usage', description: 'Spend and budgets.' },
+      { name: 'Gateway', description: 'Health, metrics and this document.' },
+    ],
+    paths: { ...chatPaths(options.overrides), ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...gatewayPaths },
+    components: {
+      schemas: { ...chatSchemas(options.overrides), ...gatewaySchemas, ...usageSchemas },
+      headers: HEADERS,
+      parameters: {
+        RequestId: {
+          name: 'x-request-id',
+          in: 'header',
+          description: 'An id to trace the request by (1 to 128 of A-Z a-z 0-9 _ . : -): echoed in the response and logged. Anything else is replaced by a new UUID.',
+          schema: { type: 'string' },
+        },
+      },
+      responses: RESPONSES,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'A gateway API key: MODELGATE_API_KEY (an admin key) or another key of the gateway. Begins with uc_.' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'MODELGATE_METRICS_TOKEN, when set: then GET /metrics needs it.' },
+      },
+    },
+  };
+}
+
+/** The description narrowed to the routes this gateway registered. */
+export function servedDescription(description: OpenApiDocument, routes: readonly Route[]): OpenApiDocument {
+  const paths: Record<string, PathItem> = {};
+  for (const route of routes) {
+    const path = openApiPath(route.path);
+    const method = route.method.toLowerCase() as Method;
+    const operation = description.paths[path]?.[method];
+    if (operation) (paths[path] ??= {})[method] = operation;
+  }
+  return { ...description, paths };
+}
