@@ -1,9 +1,16 @@
 // What the demo's simulated providers answer: plausible text for the prompt, token usage counted
 // like a real provider would, latencies by model class (time to first token, then a steady token
-// rate), a tool call when the request offers tools, and occasional failures (429/5xx) so failover
-// has something to do. Each provider's wire format is in demo/protocols/.
+// rate), and occasional failures (429/5xx) so failover has something to do. Requests are read in
+// OpenAI's terms (each protocol translates its native request first) and honoured as a model would:
+// a tool call when tool_choice asks for one or the prompt is about a tool (demo/tool-intent.ts),
+// with arguments valid against the tool's parameters; JSON for a json_object response format and an
+// instance of the schema for json_schema (demo/schema-instance.ts); prose otherwise, and after a
+// tool result, prose that uses it (JSON, when a JSON format is asked for). Each provider's wire
+// format is in demo/protocols/.
 import { estimateTextTokens, estimatePromptTokens } from '../core/tokens.js';
-import type { ChatRequest } from '../core/chat-types.js';
+import type { ChatRequest, ResponseFormat } from '../core/chat-types.js';
+import { instanceOf } from './schema-instance.js';
+import { lastUserText, textOf, toolToCall } from './tool-intent.js';
 
 export interface SimulatedAnswer {
   /** Text pieces as a stream would deliver them (about one token each). */
@@ -52,11 +59,11 @@ export class Simulator {
 
   answer(model: string, request: ChatRequest): SimulatedAnswer {
     const promptTokens = estimatePromptTokens(request);
-    const lastUser = [...request.messages].reverse().find((m) => m.role === 'user' || m.role === 'tool');
-    const tool = request.tools?.[0];
-    const delays = latencyFor(model);
-    if (tool && lastUser?.role === 'user' && request.tool_choice !== 'none') {
-      const args = JSON.stringify(exampleArguments(tool.function.parameters));
+    const delays = this.scaled(latencyFor(model));
+    const prompt = lastUserText(request.messages);
+    const tool = toolToCall(request);
+    if (tool) {
+      const args = JSON.stringify(instanceOf(asObjectSchema(tool.function.parameters), { prompt }));
       return {
         pieces: [],
         text: '',
@@ -64,26 +71,31 @@ export class Simulator {
         promptTokens,
         completionTokens: estimateTextTokens(tool.function.name + args) + 5,
         finish: 'tool_calls',
-        ...this.scaled(delays),
+        ...delays,
       };
     }
-    const base = lastUser?.role === 'tool' ? 'Thanks, the tool result says: ' + contentText(lastUser.content).slice(0, 200) : ANSWERS[sequence++ % ANSWERS.length]!;
-    let pieces: string[] = base.match(/\s*\S+/g) ?? [base];
+    const last = request.messages.at(-1);
+    const prose = last?.role === 'tool' ? 'Thanks, the tool result says: ' + textOf(last.content).slice(0, 200) : ANSWERS[sequence++ % ANSWERS.length]!;
+    const schema = jsonSchemaOf(request.response_format);
+    const whole = schema ? JSON.stringify(instanceOf(schema, { prompt, prose })) : prose;
+    // Prose streams word by word; JSON about four characters a token, as tokenizers cut it.
+    let pieces: string[] = (schema ? whole.match(/[\s\S]{1,4}/g) : whole.match(/\s*\S+/g)) ?? [whole];
     const limit = request.max_completion_tokens ?? request.max_tokens ?? Infinity;
     let finish: SimulatedAnswer['finish'] = 'stop';
     if (pieces.length > limit) {
+      // Cut where the limit falls, as a real model is: truncated JSON is not valid JSON, and finish says why.
       pieces = pieces.slice(0, limit);
       finish = 'length';
     }
     const text = pieces.join('');
-    return { pieces, text, promptTokens, completionTokens: estimateTextTokens(text), finish, ...this.scaled(delays) };
+    return { pieces, text, promptTokens, completionTokens: estimateTextTokens(text), finish, ...delays };
   }
 
   sleep(ms: number): Promise<void> {
     return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
   }
 
-  private scaled(delays: { ttftMs: number; interTokenMs: number }) {
+  private scaled(delays: { ttftMs: number; interTokenMs: number }): { ttftMs: number; interTokenMs: number } {
     return { ttftMs: delays.ttftMs * this.options.speed, interTokenMs: delays.interTokenMs * this.options.speed };
   }
 }
@@ -98,17 +110,16 @@ function latencyFor(model: string): { ttftMs: number; interTokenMs: number } {
   return { ttftMs: 350 * jitter, interTokenMs: 22 * jitter };
 }
 
-function exampleArguments(schema: Record<string, unknown> | undefined): Record<string, unknown> {
-  const properties = (schema?.properties ?? {}) as Record<string, { type?: string }>;
-  const out: Record<string, unknown> = {};
-  for (const [name, property] of Object.entries(properties)) {
-    out[name] = property.type === 'number' || property.type === 'integer' ? 42 : property.type === 'boolean' ? true : `example ${name}`;
+/** What JSON to answer with: the client's schema, a one-field object for plain JSON mode, or none (prose). */
+function jsonSchemaOf(format: ResponseFormat | undefined): Record<string, unknown> | undefined {
+  if (format?.type === 'json_schema' && format.json_schema.schema) return format.json_schema.schema;
+  if (format?.type === 'json_object' || format?.type === 'json_schema') {
+    return { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
   }
-  return out;
+  return undefined;
 }
 
-function contentText(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (part as { text?: string }).text ?? '').join(' ');
-  return '';
+/** Tool arguments are always a JSON object, even when the parameters schema leaves out `type` (or is absent). */
+function asObjectSchema(parameters: Record<string, unknown> | undefined): Record<string, unknown> {
+  return parameters?.type ? parameters : { type: 'object', properties: {}, ...parameters };
 }

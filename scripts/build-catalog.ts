@@ -95,7 +95,22 @@ function nominalLatencyMs(outputPrice: number): number {
   return 1200;
 }
 
-const models = prices.models.map((entry) => ({
+/**
+ * A price entry whose model is another entry's alias (a dated release of a moving name, as
+ * mistral-large-2512 is of mistral-large-latest) becomes that alias, not an entry of its own:
+ * /v1/models would list one model twice, and routing would count it as two candidates. Its prices
+ * must be the entry's, or the alias would be billed wrongly.
+ */
+const aliasOf = new Map(Object.entries(arena.aliases).flatMap(([id, names]) => names.map((name) => [name, id] as const)));
+for (const entry of prices.models) {
+  const owner = aliasOf.get(entry.model);
+  const main = owner && prices.models.find((other) => other.model === owner && other.provider === entry.provider);
+  if (main && (main.input_cost_per_token !== entry.input_cost_per_token || main.output_cost_per_token !== entry.output_cost_per_token)) {
+    throw new Error(`${entry.model} is listed as an alias of ${owner} but is priced differently`);
+  }
+}
+
+const models = prices.models.filter((entry) => !aliasOf.has(entry.model)).map((entry) => ({
   id: entry.model,
   provider: PROVIDER_NAMES[entry.provider] ?? entry.provider,
   native_id: entry.model,

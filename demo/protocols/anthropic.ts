@@ -1,7 +1,9 @@
 // Anthropic Messages as the demo simulates it: `x-api-key` (or Bearer) auth, POST /v1/messages
 // answered as a Message or as named SSE events (message_start, content blocks with pings,
-// message_delta with the stop reason and usage, message_stop), tool_use blocks, GET /v1/models,
-// and simulated 429 (with retry-after), 529 overloaded and 5xx failures with Anthropic's bodies.
+// message_delta with the stop reason and usage, message_stop), tool_use blocks (tool_choice auto,
+// any, tool, none), structured output (output_config.format) and JSON asked for in the system
+// prompt, GET /v1/models, and simulated 429 (with retry-after), 529 overloaded and 5xx failures
+// with Anthropic's bodies.
 import type { ServerResponse } from 'node:http';
 import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
 import type { SimulatedAnswer, Simulator } from '../simulator.js';
@@ -86,7 +88,8 @@ async function stream(res: ServerResponse, simulator: Simulator, answer: Simulat
 /** The simulator reads an OpenAI-shaped request: the native one, read back. */
 function asChatRequest(body: any): ChatRequest {
   const messages: ChatMessage[] = [];
-  if (body.system) messages.push({ role: 'system', content: typeof body.system === 'string' ? body.system : body.system.map((b: { text: string }) => b.text).join('\n') });
+  const system = typeof body.system === 'string' ? body.system : (body.system ?? []).map((b: { text: string }) => b.text).join('\n');
+  if (system) messages.push({ role: 'system', content: system });
   for (const message of body.messages ?? []) {
     const blocks: Array<{ type: string; text?: string; content?: unknown }> = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
     for (const block of blocks.filter((b) => b.type === 'tool_result')) {
@@ -103,6 +106,27 @@ function asChatRequest(body: any): ChatRequest {
       type: 'function' as const,
       function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
     })),
-    tool_choice: body.tool_choice?.type === 'none' ? 'none' : undefined,
+    tool_choice: toolChoice(body.tool_choice),
+    response_format: responseFormat(body, system),
   };
+}
+
+/** Anthropic's {type: auto | any | tool | none} in OpenAI's words. */
+function toolChoice(choice: { type?: string; name?: string } | undefined): ChatRequest['tool_choice'] {
+  if (choice?.type === 'none') return 'none';
+  if (choice?.type === 'any') return 'required';
+  if (choice?.type === 'tool' && choice.name) return { type: 'function', function: { name: choice.name } };
+  return choice?.type === 'auto' ? 'auto' : undefined;
+}
+
+/**
+ * Structured output is native (output_config.format with a schema). Plain JSON mode is not: Claude
+ * is asked in the system prompt, and the simulated Claude, like the real one, follows a system
+ * prompt that tells it to answer in JSON.
+ */
+function responseFormat(body: any, system: string): ChatRequest['response_format'] {
+  const format = body.output_config?.format;
+  if (format?.type === 'json_schema' && format.schema) return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
+  if (/\b(respond|reply|answer|output|return)\w*\b[^.\n]*\bJSON\b/i.test(system)) return { type: 'json_object' };
+  return undefined;
 }

@@ -1,5 +1,6 @@
 // Cohere v2 chat as the demo simulates it: Bearer auth, POST /v2/chat answering JSON or named SSE
-// events (message-start … message-end, no terminator), a tool plan before tool calls, usage with
+// events (message-start … message-end, no terminator), a tool plan before tool calls (tool_choice
+// REQUIRED or NONE), JSON mode with an optional schema (response_format json_object), usage with
 // billed_units beside template-inflated token counts as the real API reports them, and Cohere's
 // `{"message": …}` error bodies for the simulated failures.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -72,11 +73,18 @@ function write(res: ServerResponse, type: string, data: Record<string, unknown>)
   if (!res.destroyed) res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
 }
 
-/** The simulator reads requests in OpenAI's terms: tool documents as text, NONE as "none". */
+/** The simulator reads requests in OpenAI's terms: tool documents as text, REQUIRED/NONE, JSON mode with its schema. */
 function simulatorView(body: Record<string, any>): ChatRequest {
   const messages = (body.messages as Array<Record<string, any>>).map((m): ChatMessage => {
     if (m.role !== 'tool' || !Array.isArray(m.content)) return m as ChatMessage;
     return { role: 'tool', tool_call_id: m.tool_call_id, content: m.content.map((part: any) => ({ type: 'text', text: String(part.document?.data ?? part.text ?? '') })) };
   });
-  return { model: body.model, messages, tools: body.tools, tool_choice: body.tool_choice === 'NONE' ? 'none' : undefined, max_tokens: body.max_tokens };
+  const tool_choice = body.tool_choice === 'NONE' ? 'none' : body.tool_choice === 'REQUIRED' ? 'required' : undefined;
+  return { model: body.model, messages, tools: body.tools, tool_choice, max_tokens: body.max_tokens, response_format: responseFormat(body.response_format) };
+}
+
+/** Cohere has one JSON mode, json_object, which carries the schema when there is one. */
+function responseFormat(format: { type?: string; json_schema?: Record<string, unknown> } | undefined): ChatRequest['response_format'] {
+  if (format?.type !== 'json_object') return undefined;
+  return format.json_schema ? { type: 'json_schema', json_schema: { name: 'output', schema: format.json_schema } } : { type: 'json_object' };
 }

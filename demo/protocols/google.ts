@@ -1,8 +1,10 @@
 // Gemini as the demo simulates it: `x-goog-api-key` auth (a wrong key is Gemini's 400
 // API_KEY_INVALID), POST /v1beta/models/{model}:generateContent and :streamGenerateContent?alt=sse
 // (data-only, CRLF-framed, a few tokens per event, cumulative usageMetadata, finishReason last),
-// whole functionCall parts, thinking tokens on 2.5+ models, GET /v1beta/models, and simulated
-// 429 (with RetryInfo) and 503 UNAVAILABLE failures with Google RPC bodies.
+// whole functionCall parts (functionCallingConfig AUTO, ANY with allowed names, NONE), JSON mode
+// (responseMimeType, with responseJsonSchema or Gemini's responseSchema), thinking tokens on 2.5+
+// models, GET /v1beta/models, and simulated 429 (with RetryInfo) and 503 UNAVAILABLE failures with
+// Google RPC bodies.
 import type { ServerResponse } from 'node:http';
 import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
 import type { SimulatedAnswer, Simulator } from '../simulator.js';
@@ -110,21 +112,42 @@ function asChatRequest(model: string, body: any): ChatRequest {
   const declarations: Array<{ name: string; description?: string; parameters?: unknown; parametersJsonSchema?: Record<string, unknown> }> = (body.tools ?? []).flatMap(
     (tool: { functionDeclarations?: unknown[] }) => tool.functionDeclarations ?? [],
   );
-  return {
-    model,
-    messages,
-    max_tokens: body.generationConfig?.maxOutputTokens,
-    tools: declarations.map((declaration) => ({
+  const calling = body.toolConfig?.functionCallingConfig as { mode?: string; allowedFunctionNames?: string[] } | undefined;
+  const allowed = calling?.mode === 'ANY' && calling.allowedFunctionNames?.length ? new Set(calling.allowedFunctionNames) : undefined;
+  const tools = declarations
+    .filter((declaration) => !allowed || allowed.has(declaration.name))
+    .map((declaration) => ({
       type: 'function' as const,
-      function: { name: declaration.name, description: declaration.description, parameters: declaration.parametersJsonSchema ?? (lowerCaseTypes(declaration.parameters) as Record<string, unknown>) },
-    })),
-    tool_choice: body.toolConfig?.functionCallingConfig?.mode === 'NONE' ? 'none' : undefined,
-  };
+      function: { name: declaration.name, description: declaration.description, parameters: declaration.parametersJsonSchema ?? (fromGeminiSchema(declaration.parameters) as Record<string, unknown> | undefined) },
+    }));
+  return { model, messages, max_tokens: body.generationConfig?.maxOutputTokens, tools, tool_choice: toolChoice(calling?.mode), response_format: responseFormat(body.generationConfig) };
 }
 
-/** Gemini's Schema spells types in upper case; the simulator reads JSON Schema. */
-function lowerCaseTypes(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(lowerCaseTypes);
+/** AUTO, ANY (restricted above to allowedFunctionNames) and NONE in OpenAI's words. */
+function toolChoice(mode: string | undefined): ChatRequest['tool_choice'] {
+  if (mode === 'NONE') return 'none';
+  if (mode === 'ANY') return 'required';
+  return mode === 'AUTO' ? 'auto' : undefined;
+}
+
+/** JSON mode is responseMimeType application/json; a schema comes as JSON Schema (2.5+) or as Gemini's Schema (older models). */
+function responseFormat(config: Record<string, any> | undefined): ChatRequest['response_format'] {
+  if (config?.responseMimeType !== 'application/json') return undefined;
+  const schema = config.responseJsonSchema ?? fromGeminiSchema(config.responseSchema);
+  return schema ? { type: 'json_schema', json_schema: { name: 'output', schema } } : { type: 'json_object' };
+}
+
+/** Gemini's Schema spells types in upper case and nullability as `nullable`; the simulator reads JSON Schema. */
+function fromGeminiSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(fromGeminiSchema);
   if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, key === 'type' && typeof value === 'string' ? value.toLowerCase() : lowerCaseTypes(value)]));
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'type' && typeof value === 'string') out.type = value.toLowerCase();
+    else if (key === 'properties' && typeof value === 'object' && value !== null) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, fromGeminiSchema(property)]));
+    } else if (key !== 'nullable' && key !== 'propertyOrdering') out[key] = fromGeminiSchema(value);
+  }
+  if ((schema as { nullable?: unknown }).nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
+  return out;
 }

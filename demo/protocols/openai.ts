@@ -1,5 +1,7 @@
 // OpenAI Chat Completions (also what the demo's `custom` server speaks): Bearer auth,
-// /v1/chat/completions with data-only SSE ending in [DONE], usage chunk when asked, /v1/models.
+// /v1/chat/completions with data-only SSE ending in [DONE], usage chunk when asked, /v1/models,
+// tool calls and response_format as OpenAI takes them. Like the real API, OpenAI (not `custom`)
+// refuses JSON mode when no message mentions JSON: a newcomer meets that rule here first.
 import type { DemoProtocol } from './types.js';
 import { sendJson, startSse } from './types.js';
 
@@ -16,6 +18,11 @@ export function openAIProtocol(provider: 'openai' | 'custom'): DemoProtocol {
       }
       if (req.method === 'GET' && req.url?.endsWith('/models')) {
         return sendJson(res, 200, { object: 'list', data: [{ id: 'simulated', object: 'model', created: 0, owned_by: provider }] });
+      }
+      if (provider === 'openai' && body?.response_format?.type === 'json_object' && !JSON.stringify(body.messages ?? []).toLowerCase().includes('json')) {
+        return sendJson(res, 400, {
+          error: { message: "'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.", type: 'invalid_request_error', param: 'messages', code: null },
+        });
       }
       const failure = simulator.failure(provider);
       if (failure) {

@@ -5,8 +5,9 @@ import t from 'tap';
 import { createGzip, constants, gzipSync } from 'node:zlib';
 import { startGateway, call, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { PROVIDER_KEYS, openAIResponder } from '../helpers/fakes.js';
-import { FakeProvider, fixture, fixtureJson, json, sleep, sse, type Responder } from '../helpers/fake-provider.js';
+import { FakeProvider, fixture, fixtureJson, json, sleep, sse, write, type Responder } from '../helpers/fake-provider.js';
 import { testCatalog } from '../helpers/money.js';
+import { watchListenerLeaks } from '../helpers/warnings.js';
 
 let upstream: FakeProvider;
 const catalog = testCatalog();
@@ -135,13 +136,13 @@ t.test('a model id that is not printable ASCII is percent-encoded in the respons
 });
 
 t.test('a stream line beyond the SSE limit (16 Mi characters) is a bad response, not unbounded memory', async (t) => {
+  // The fake writes 17 MiB against backpressure: each wait for 'drain' must leave no listener behind.
+  const leaks = watchListenerLeaks();
   upstream.next(async (_request, res) => {
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     const piece = 'x'.repeat(1024 * 1024);
     res.write('data: {"id":"');
-    for (let i = 0; i < 17 && !res.destroyed; i++) {
-      if (!res.write(piece)) await new Promise((resolve) => res.once('drain', resolve).once('close', resolve));
-    }
+    for (let i = 0; i < 17 && !res.destroyed; i++) await write(res, piece);
     // and never a line break
   });
   await withGateway({ MODELGATE_TIMEOUT: '60000' }, async (gateway) => {
@@ -151,6 +152,7 @@ t.test('a stream line beyond the SSE limit (16 Mi characters) is a bad response,
     const openai = (await call(gateway.url, '/providers/status')).json.data.find((p: { provider: string }) => p.provider === 'openai');
     t.match(openai.last_error, { reason: 'bad_response', message: /larger than 16777216 characters/ });
   });
+  t.same(await leaks(), [], 'no MaxListenersExceededWarning from the fake or the gateway');
 });
 
 t.end();

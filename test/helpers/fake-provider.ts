@@ -1,7 +1,8 @@
 // A scriptable fake upstream on 127.0.0.1 port 0. It records every request (path, headers, body)
 // and answers with queued one-shot responders, else its default responder. Responders for the
-// common shapes (JSON, SSE transcript with optional pacing, hang, close) are below, with a reader
-// for a client stream that fails midway; per-provider fakes build on it in test/helpers/fakes.ts.
+// common shapes (JSON, SSE transcript with optional pacing, hang, close) are below, with a write
+// that waits out backpressure and a reader for a client stream that fails midway; per-provider
+// fakes build on it in test/helpers/fakes.ts.
 import http, { type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -133,6 +134,24 @@ export function sse(transcript: string, options: { delayMs?: number; stopAfter?:
     }
     res.end();
   };
+}
+
+/**
+ * Writes `chunk`; when the socket's buffer is full, waits until it drains or the client goes away.
+ * Whichever of the two fires, the other listener is removed: a responder that writes in a loop must
+ * not pile up one 'close' listener per write (MaxListenersExceededWarning after ten).
+ */
+export function write(res: ServerResponse, chunk: string | Buffer): Promise<void> {
+  if (res.write(chunk) || res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 /** Never answers (until the client gives up). */

@@ -14,6 +14,8 @@ export interface GatewayProcess {
   url: string;
   /** Parsed JSON log lines so far. */
   logs: Array<Record<string, unknown>>;
+  /** What it printed to stdout that is not a log line (the demo's banner). */
+  output: () => string;
   stderr: () => string;
   /** Resolves with the exit code (or signal) once the process has ended. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -60,11 +62,21 @@ function baseEnv(): Record<string, string | undefined> {
   return { ...inherited, MODELGATE_API_KEY: GATEWAY_KEY, MODELGATE_HOST: '127.0.0.1', MODELGATE_PORT: '0', MODELGATE_LOG_LEVEL: 'info' };
 }
 
-/** Starts a gateway process; resolves once it listens (rejects if it exits first, with its stderr). */
-export function startGatewayProcess(env: Record<string, string>, root = projectRoot): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [join(root, 'scripts', 'launch.mjs'), 'server'], { cwd: root, env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts a gateway process (`entry` of scripts/launch.mjs: the server unless told, or the demo) in
+ * `cwd` (the project root unless told) from the checkout at `root` (this one unless told); resolves
+ * once it listens (rejects if it exits first, with its stderr).
+ */
+export function startGatewayProcess(env: Record<string, string>, options: { entry?: string; cwd?: string; root?: string } = {}): Promise<GatewayProcess> {
+  const root = options.root ?? projectRoot;
+  const child = spawn(process.execPath, [join(root, 'scripts', 'launch.mjs'), options.entry ?? 'server'], {
+    cwd: options.cwd ?? root,
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   track(child);
   const logs: Array<Record<string, unknown>> = [];
+  let output = '';
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
@@ -78,6 +90,7 @@ export function startGatewayProcess(env: Record<string, string>, root = projectR
       try {
         entry = JSON.parse(line) as Record<string, unknown>;
       } catch {
+        output += `${line}\n`;
         return;
       }
       logs.push(entry);
@@ -87,6 +100,7 @@ export function startGatewayProcess(env: Record<string, string>, root = projectR
           child,
           url: String(entry.url).replace('localhost', '127.0.0.1'),
           logs,
+          output: () => output,
           stderr: () => stderr,
           exited,
           async stop(signal: NodeJS.Signals = 'SIGTERM') {
