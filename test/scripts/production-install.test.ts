@@ -53,7 +53,7 @@ t.test('npm ci --omit=dev builds (prepare) and the gateway starts; the health pr
   t.equal(probe({ MODELGATE_PORT: port, MODELGATE_HOST: '0.0.0.0' }, root).status, 0, 'a wildcard host is probed on loopback');
   t.equal(probe({ MODELGATE_PORT: port, MODELGATE_HOST: '127.0.0.1' }, root).status, 0, 'the configured host');
   await gateway.stop();
-  const stopped = probe({ MODELGATE_PORT: port, MODELGATE_HOST: '0.0.0.0' }, { root });
+  const stopped = probe({ MODELGATE_PORT: port, MODELGATE_HOST: '0.0.0.0' }, root);
   t.equal(stopped.status, 1, 'a stopped gateway is unhealthy');
   t.equal(stopped.stderr, `modelgate healthcheck: http://127.0.0.1:${port}/v1/health: ECONNREFUSED\n`, 'saying why, in one line');
 });
