@@ -1,6 +1,6 @@
 // One rule on every native adapter: what only OpenAI can add to an answer (log probabilities, token
 // biases, audio output) is refused with a 400 naming the parameter, never silently dropped; the
-// OpenAI defaults of those fields pass (providers/openai-request.ts refuseOpenAIOnly).
+// OpenAI defaults of those fields pass (providers/shared/openai-request.ts refuseOpenAIOnly).
 import t from 'tap';
 import { loadCatalog } from '../../core/catalog.js';
 import type { ChatRequest } from '../../core/chat-types.js';
