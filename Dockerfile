@@ -28,7 +28,7 @@ WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules
 COPY --from=build /app/dist-image dist
-COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/healthcheck.mjs scripts/
+COPY scripts/launch.mjs scripts/build-stamp.mjs scripts/healthcheck.mjs scripts/health-url.mjs scripts/
 COPY config config
 COPY demo/catalog.json demo/catalog.json
 RUN mkdir -p /data && chown node:node /data

@@ -25,7 +25,7 @@ import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type Plu
 import { GatewayServer, listenError } from './server.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
-import { describeApi, servedDescription } from './openapi/document.js';
+import { API_VERSION, describeApi, servedDescription } from './openapi/document.js';
 import { openApiRoute } from './openapi/route.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
@@ -185,7 +185,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
   ];
   const description = describeApi({
-    version: VERSION,
+    version: API_VERSION,
     overrides: PIPELINE.flatMap((module) => module.overrides ?? []),
     providers: [...providers.keys()],
     baseUrl: core.MODELGATE_BASE_URL,

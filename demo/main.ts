@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createApp, type App } from '../core/app.js';
 import { ConfigError } from '../core/config.js';
+import { ListenError } from '../core/server.js';
 import { StoreError } from '../core/store/database.js';
 import { MigrationError } from '../core/store/migrate.js';
 import { PROTOCOLS, startSimulation } from './simulation.js';
@@ -71,7 +72,16 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const url = await app.listen();
+  let url: string;
+  try {
+    url = await app.listen();
+  } catch (error) {
+    if (!(error instanceof ListenError)) throw error;
+    process.stderr.write(`modelgate: ${error.message}\n`);
+    await app.close().catch(() => undefined);
+    await simulation.close();
+    process.exit(1);
+  }
   process.stdout.write(banner(url, key, PROTOCOLS.map((p) => p.provider), whereDataGoes(app, dataDir)));
   let stopping = false;
   const stop = () => {

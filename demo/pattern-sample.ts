@@ -35,6 +35,9 @@ export function samplePattern(pattern: string): string | undefined {
   }
 }
 
+/** The most times one repeated part of a pattern is written. */
+const MAX_REPEAT = 256;
+
 function generate(node: Node, next: () => number): string {
   switch (node.kind) {
     case 'chars':
@@ -45,7 +48,8 @@ function generate(node: Node, next: () => number): string {
       // The first branch is as good as any; it is usually the common case.
       return node.branches[0]!.map((child) => generate(child, next)).join('');
     case 'repeat': {
-      const count = Math.min(node.max, Math.max(node.min, OPEN_REPEAT));
+      // `a{100000000}`: a client's pattern must not make the demo build a huge string.
+      const count = Math.min(node.max, Math.max(node.min, OPEN_REPEAT), MAX_REPEAT);
       let out = '';
       for (let i = 0; i < count; i++) out += generate(node.node, next);
       return out;

@@ -92,9 +92,13 @@ export function stringFor(schema: Schema, context: ValueContext): string {
   return fitLength(value, schema);
 }
 
+/** The longest string the simulator writes for one value. */
+const MAX_STRING = 4096;
+
 /** A whole string is shortened or padded only when the schema insists; formats and patterns stay as they are. */
 function fitLength(value: string, schema: Schema): string {
-  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  // A client's minLength is honoured up to MAX_STRING: the demo's process builds the string.
+  const min = Math.min(MAX_STRING, typeof schema.minLength === 'number' ? schema.minLength : 0);
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
   let out = value;
   if ([...out].length > max) out = [...out].slice(0, max).join('');

@@ -5,7 +5,9 @@
 // minItems..maxItems, enums and consts their value, leaves what plausible-values.ts guesses; $ref
 // (local, to $defs or definitions), allOf, anyOf and oneOf are followed. Depth is bounded: past
 // OPTIONAL_DEPTH only what the schema requires is built, and a schema that requires itself forever
-// ends in null at GIVE_UP_DEPTH.
+// ends in null at GIVE_UP_DEPTH. Work is bounded too: a client's schema runs in the demo's own
+// process, so an instance has at most MAX_VALUES values and MAX_ITEMS items per array or map,
+// whatever minItems or minProperties ask, and $ref/allOf chains are folded at most MAX_FOLDS deep.
 import { numberFor, stringFor, type ValueContext } from './plausible-values.js';
 
 type Schema = Record<string, unknown>;
@@ -15,6 +17,12 @@ const OPTIONAL_DEPTH = 5;
 /** A schema that still requires more nesting here has no finite instance worth building. */
 const GIVE_UP_DEPTH = 24;
 const ITEMS_NEAR_THE_TOP = 2;
+/** Values in one instance: a schema requiring itself twice would otherwise double with each level. */
+const MAX_VALUES = 5000;
+/** Items of one array, or entries of one map, whatever its minimum. */
+const MAX_ITEMS = 64;
+/** Nested $ref / allOf / anyOf folds of one schema ({"allOf":[{"$ref":"#"}]} refers to itself). */
+const MAX_FOLDS = 16;
 
 export interface InstanceHints {
   /** The user's last message (names, places and queries come from it). */
@@ -28,10 +36,12 @@ export function instanceOf(schema: unknown, hints: InstanceHints = {}): unknown 
 }
 
 class Builder {
+  private budget = MAX_VALUES;
+
   constructor(private readonly root: unknown) {}
 
   build(raw: unknown, depth: number, context: ValueContext): unknown {
-    if (depth > GIVE_UP_DEPTH) return null;
+    if (depth > GIVE_UP_DEPTH || --this.budget < 0) return null;
     if (raw === true || raw === undefined) return stringFor({}, context);
     if (!isSchema(raw)) return null; // `false` admits nothing
     const schema = this.flatten(raw, depth);
@@ -56,8 +66,9 @@ class Builder {
   }
 
   /** One schema with $ref resolved and allOf / anyOf / oneOf folded in (the first fitting option of a choice). */
-  private flatten(schema: Schema, depth: number): Schema {
+  private flatten(schema: Schema, depth: number, folds = 0): Schema {
     let out = schema;
+    if (folds > MAX_FOLDS) return out;
     for (let hops = 0; typeof out.$ref === 'string' && hops < 32; hops++) {
       const { $ref, ...siblings } = out;
       const target = this.resolve($ref as string);
@@ -65,13 +76,13 @@ class Builder {
     }
     if (Array.isArray(out.allOf)) {
       const { allOf, ...rest } = out;
-      out = (allOf as unknown[]).filter(isSchema).reduce<Schema>((merged, part) => merge(merged, this.flatten(part, depth)), rest);
+      out = (allOf as unknown[]).filter(isSchema).reduce<Schema>((merged, part) => merge(merged, this.flatten(part, depth, folds + 1)), rest);
     }
     for (const key of ['anyOf', 'oneOf'] as const) {
       if (!Array.isArray(out[key])) continue;
       const { [key]: options, ...rest } = out;
       const option = this.choose((options as unknown[]).filter(isSchema), depth);
-      out = option ? merge(rest, this.flatten(option, depth)) : rest;
+      out = option ? merge(rest, this.flatten(option, depth, folds + 1)) : rest;
     }
     return out;
   }
@@ -125,7 +136,7 @@ class Builder {
     if (Object.keys(properties).length === 0 && isSchema(schema.additionalProperties) && depth < OPTIONAL_DEPTH && Object.keys(out).length === 0) {
       out[`${context.name ?? 'key'}_1`] = this.build(extra, depth + 1, at('value'));
     }
-    const minProperties = typeof schema.minProperties === 'number' ? schema.minProperties : 0;
+    const minProperties = Math.min(MAX_ITEMS, typeof schema.minProperties === 'number' ? schema.minProperties : 0);
     for (let i = 1; Object.keys(out).length < minProperties && extra !== undefined; i++) out[`extra_${i}`] = this.build(extra, depth + 1, at(`extra_${i}`));
     const maxProperties = typeof schema.maxProperties === 'number' ? schema.maxProperties : Infinity;
     for (const name of Object.keys(out).reverse()) {
@@ -141,7 +152,7 @@ class Builder {
     const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
     const min = typeof schema.minItems === 'number' ? schema.minItems : 0;
     const max = Math.min(typeof schema.maxItems === 'number' ? schema.maxItems : Infinity, rest === false ? prefix.length : Infinity);
-    const wanted = Math.min(max, Math.max(min, depth < OPTIONAL_DEPTH ? Math.max(ITEMS_NEAR_THE_TOP, prefix.length) : 0));
+    const wanted = Math.min(MAX_ITEMS, max, Math.max(min, depth < OPTIONAL_DEPTH ? Math.max(ITEMS_NEAR_THE_TOP, prefix.length) : 0));
     const items: unknown[] = [];
     const seen = new Set<string>();
     for (let index = 0; items.length < wanted && index < wanted + 8; index++) {

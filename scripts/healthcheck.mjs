@@ -2,19 +2,9 @@
 // gateway listens — MODELGATE_HOST and MODELGATE_PORT as the server reads them — and exits 0 when it
 // answers 200, 1 otherwise. A wildcard host (0.0.0.0, ::) is probed on loopback. Plain JavaScript:
 // it runs with nothing but Node.
-const DEFAULT_PORT = 3000;
-const TIMEOUT_MS = 2500;
+import { healthUrl } from './health-url.mjs';
 
-/** The URL of the health endpoint for these settings, or a reason there is none. */
-export function healthUrl(env) {
-  const rawPort = env.MODELGATE_PORT?.trim() || String(DEFAULT_PORT);
-  const port = Number(rawPort);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) return { problem: `MODELGATE_PORT=${rawPort} names no port to probe` };
-  const host = env.MODELGATE_HOST?.trim() || '0.0.0.0';
-  const probed = host === '0.0.0.0' ? '127.0.0.1' : host === '::' || host === '[::]' ? '::1' : host;
-  const literal = probed.includes(':') && !probed.startsWith('[') ? `[${probed}]` : probed;
-  return { url: `http://${literal}:${port}/v1/health` };
-}
+const TIMEOUT_MS = 2500;
 
 async function main() {
   const target = healthUrl(process.env);
@@ -32,4 +22,4 @@ async function main() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await main();
+await main();

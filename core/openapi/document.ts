@@ -15,6 +15,12 @@ import { usagePaths } from './paths/usage.js';
 import { gatewayPaths } from './paths/gateway.js';
 import type { Method, OpenApiDocument, PathItem } from './types.js';
 
+/**
+ * The version of the API described (the `/v1` contract), not of the gateway: the document needs no
+ * key, and which release runs here is shown only with one (GET /v1/health).
+ */
+export const API_VERSION = '1';
+
 export interface DescriptionOptions {
   version: string;
   /** The per-request override objects the pipeline accepts (body `modelgate.<name>` and headers). */

@@ -33,7 +33,7 @@ export const HEADERS = {
     description: 'The catalog id of the model that answered. Characters outside printable ASCII are percent-encoded as UTF-8.',
     schema: { type: 'string' },
   },
-  'x-modelgate-strategy': { description: 'The routing strategy that ranked the candidates; absent on a cache hit, where no routing took place.', schema: { type: 'string' } },
+  'x-modelgate-strategy': { description: 'The routing strategy that ranked the candidates; on a cache hit, the strategy the request asked for (its override, else the setting), under which the stored answer was routed.', schema: { type: 'string' } },
   'x-modelgate-cache': { description: 'HIT (answered from the cache), MISS (not found, stored if whole) or BYPASS (the request turned the cache off); absent when the cache is off.', schema: { type: 'string', enum: ['HIT', 'MISS', 'BYPASS'] } },
   'x-modelgate-attempts': { description: 'Upstream calls made, retries and fallbacks included: 1 for a first-try success, 0 for a cache hit.', required: true, schema: count },
   'x-modelgate-cost': {

@@ -124,9 +124,12 @@ function toolChoice(choice: { type?: string; name?: string } | undefined): ChatR
  * is asked in the system prompt, and the simulated Claude, like the real one, follows a system
  * prompt that tells it to answer in JSON.
  */
+const JSON_REQUEST = /\b(respond|reply|answer|output|return)\w*\b[^.\n]*\bJSON\b/i;
+
 function responseFormat(body: any, system: string): ChatRequest['response_format'] {
   const format = body.output_config?.format;
   if (format?.type === 'json_schema' && format.schema) return { type: 'json_schema', json_schema: { name: 'output', schema: format.schema } };
-  if (/\b(respond|reply|answer|output|return)\w*\b[^.\n]*\bJSON\b/i.test(system)) return { type: 'json_object' };
+  // Sentence by sentence, each cut short: one long sentence would make the pattern rescan quadratically.
+  if (system.split(/[.\n]/).some((sentence) => JSON_REQUEST.test(sentence.slice(0, 2000)))) return { type: 'json_object' };
   return undefined;
 }

@@ -145,3 +145,23 @@ t.test('an empty or absent schema still gives a value', async (t) => {
   t.type(instanceOf({}), 'string');
   t.same(instanceOf({ type: 'object' }), {});
 });
+
+t.test("a hostile schema costs the demo's process little: work, sizes and folds are bounded", async (t) => {
+  const hostile: Record<string, Record<string, unknown>> = {
+    'requires itself twice': { type: 'object', required: ['l', 'r'], properties: { l: { $ref: '#' }, r: { $ref: '#' } } },
+    'requires itself three times': { type: 'object', required: ['a', 'b', 'c'], properties: { a: { $ref: '#' }, b: { $ref: '#' }, c: { $ref: '#' } } },
+    'folds into itself': { allOf: [{ $ref: '#' }] },
+    'a choice of itself': { anyOf: [{ $ref: '#' }] },
+    'a billion items': { type: 'array', minItems: 1e9, items: { type: 'string' } },
+    'a billion properties': { type: 'object', minProperties: 1e9, additionalProperties: { type: 'string' } },
+    'a huge string': { type: 'string', minLength: 3e8 },
+    'a huge pattern repeat': { type: 'string', pattern: '^a{100000000}$' },
+  };
+  for (const [name, schema] of Object.entries(hostile)) {
+    const started = performance.now();
+    const instance = instanceOf(schema);
+    const size = JSON.stringify(instance ?? null).length;
+    t.ok(performance.now() - started < 2000, `${name}: answered in bounded time`);
+    t.ok(size < 1_000_000, `${name}: a bounded answer (${size} bytes)`);
+  }
+});

@@ -8,7 +8,7 @@ import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, fixtureJson, json, sse, type FakeProvider } from '../helpers/fake-provider.js';
 import { documentProblems, ResponseChecker, type RealResponse } from '../helpers/openapi.js';
 import { PIPELINE, VERSION } from '../../core/app.js';
-import { describeApi, openApiPath, servedDescription } from '../../core/openapi/document.js';
+import { API_VERSION, describeApi, openApiPath, servedDescription } from '../../core/openapi/document.js';
 import { RATE_LIMIT_HEADERS } from '../../core/openapi/headers.js';
 import type { KeyStore } from '../../core/key-store.js';
 
@@ -91,7 +91,8 @@ t.test('the document is served without a key, as JSON, and is a valid OpenAPI 3.
   t.match(served.headers.get('content-type'), /^application\/json/);
   t.same(documentProblems(document), []);
   t.equal(document.openapi, '3.1.0');
-  t.equal(document.info.version, VERSION);
+  t.equal(document.info.version, API_VERSION, "the API's version, not the release (shown only with a key)");
+  t.not(document.info.version, VERSION);
   t.same(document.paths['/v1/openapi.json'].get.security, [], 'the document says it needs no key');
   t.same(document.servers, [{ url: '/', description: 'The gateway this document was fetched from.' }]);
   t.ok(document.components.securitySchemes.bearerAuth, 'the bearer scheme');
@@ -104,7 +105,7 @@ t.test('every route a gateway registers is described, and nothing else', async (
   const operations = Object.values(document.paths).flatMap((item: any) => Object.keys(item));
   t.equal(operations.length, gateway.app.routes.length, 'one operation per route');
   // The whole description names no route a gateway with everything on does not have.
-  const full = describeApi({ version: VERSION, overrides: PIPELINE.flatMap((module) => module.overrides ?? []), providers: [...gateway.app.providers.keys()] });
+  const full = describeApi({ version: API_VERSION, overrides: PIPELINE.flatMap((module) => module.overrides ?? []), providers: [...gateway.app.providers.keys()] });
   t.same(Object.keys(servedDescription(full, gateway.app.routes).paths).sort(), Object.keys(full.paths).sort());
   const withoutMetrics = (await (await fetch(`${bare.url}/openapi.json`)).json()) as { paths: Record<string, unknown> };
   t.notOk(withoutMetrics.paths['/metrics'], 'a gateway without metrics does not describe /metrics');

@@ -11,7 +11,7 @@ import { projectRoot } from '../../core/paths.js';
 import { startGatewayProcess } from '../helpers/process.js';
 import { testDataDir } from '../helpers/database.js';
 // @ts-expect-error plain JavaScript, no declarations
-import { healthUrl } from '../../scripts/healthcheck.mjs';
+import { healthUrl } from '../../scripts/health-url.mjs';
 
 interface LockEntry {
   dev?: boolean;

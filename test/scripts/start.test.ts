@@ -144,4 +144,7 @@ t.test('a port already in use stops the start with one line naming the port and 
   const run = await runLaunch('server', { MODELGATE_PORT: String(port), MODELGATE_DATA_DIR: testDataDir() });
   t.equal(run.code, 1);
   t.equal(run.stderr, `modelgate: port ${port} is already in use (127.0.0.1:${port}): stop what holds it, or set MODELGATE_PORT to a free port\n`, 'one line, no stack trace');
+  const demo = await runLaunch('demo', { MODELGATE_PORT: String(port) });
+  t.equal(demo.code, 1, 'the demo too');
+  t.equal(demo.stderr, `modelgate: port ${port} is already in use (127.0.0.1:${port}): stop what holds it, or set MODELGATE_PORT to a free port\n`);
 });
