@@ -146,11 +146,14 @@ export class GatewayServer {
       }
     }
     if (!candidates) throw new GatewayError('route_not_found', { message: `Unknown endpoint: ${method} ${path}` });
-    const compiled = candidates.find((c) => c.route.method === method);
+    // HEAD is GET without the body (RFC 9110 §9.3.2; Node leaves the body out): load balancers probe with it.
+    const wanted = method === 'HEAD' ? 'GET' : method;
+    const compiled = candidates.find((c) => c.route.method === wanted);
     if (!compiled) {
+      const allowed = candidates.map((c) => c.route.method);
       throw new GatewayError('method_not_allowed', {
         message: `Method ${method} is not allowed on ${path}`,
-        headers: { allow: candidates.map((c) => c.route.method).join(', ') },
+        headers: { allow: (allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed).join(', ') },
       });
     }
     return { compiled, params };

@@ -68,6 +68,19 @@ t.test('a client the IP filter refuses gets the status only, even with a valid k
   t.same(health.json, { status: 'ok' });
 });
 
+t.test('HEAD /v1/health answers as GET does, without a body (load balancers probe with HEAD)', async (t) => {
+  const head = await fetch(`${gateway.url}/health`, { method: 'HEAD' });
+  t.equal(head.status, 200);
+  t.equal(await head.text(), '', 'no body');
+  t.equal(head.headers.get('content-type'), 'application/json');
+  const wrong = await fetch(`${gateway.url}/health`, { method: 'DELETE' });
+  t.equal(wrong.status, 405);
+  t.equal(wrong.headers.get('allow'), 'GET, HEAD', 'HEAD is allowed wherever GET is');
+  const chat = await fetch(`${gateway.url}/chat/completions`, { method: 'HEAD' });
+  t.equal(chat.status, 405, 'not where there is no GET');
+  t.equal(chat.headers.get('allow'), 'POST');
+});
+
 t.test('health never calls a provider', async (t) => {
   t.equal(upstream.requests.length, 0);
 });
