@@ -1,7 +1,9 @@
 // The Redis connection shared by every Redis-backed part (rate limits, budgets, cache): REDIS_URL
 // or host/port/password/db, keys under REDIS_KEY_PREFIX. Commands fail fast instead of queueing
 // while Redis is away (no offline queue, a command timeout), so callers can fall back in bounded time.
-import { Redis } from 'ioredis';
+// The timeout is measured on Redis, not on a busy event loop (core/redis-timeout.ts).
+import type { Redis } from 'ioredis';
+import { LoopAwareRedis } from './redis-timeout.js';
 import type { Logger } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
 
@@ -16,7 +18,8 @@ export const redisSettings = defineSettings({
     type: 'integer',
     default: 200,
     minimum: 1,
-    description: 'ms a Redis command may take before the caller falls back (rate limits to a local limiter, the cache to a miss).',
+    description:
+      'ms a Redis command may take before the caller falls back (rate limits to a local limiter, the cache to a miss). Time the gateway\'s own event loop was stalled past the deadline is added to it (at most 10 × this in all), so a busy gateway does not take a healthy Redis for a dead one.',
   },
 });
 
@@ -26,7 +29,6 @@ export type RedisSettings = SettingsOf<typeof redisSettings>;
 export function createRedis(settings: RedisSettings, logger: Logger): Redis {
   const options = {
     keyPrefix: settings.REDIS_KEY_PREFIX,
-    commandTimeout: settings.REDIS_COMMAND_TIMEOUT,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     lazyConnect: false,
@@ -34,8 +36,9 @@ export function createRedis(settings: RedisSettings, logger: Logger): Redis {
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
   };
   const redis = settings.REDIS_URL
-    ? new Redis(settings.REDIS_URL, options)
-    : new Redis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
+    ? new LoopAwareRedis(settings.REDIS_URL, options)
+    : new LoopAwareRedis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
+  redis.commandTimeoutMs = settings.REDIS_COMMAND_TIMEOUT;
   let down = false;
   redis.on('error', (error) => {
     if (!down) logger.warn({ err: error.message }, 'redis unavailable');

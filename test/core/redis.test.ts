@@ -1,10 +1,13 @@
 // The shared Redis connection's boot wait (waitUntilReady), against the real test Redis and a port
 // nobody listens on: ready → true; a failed connection attempt → false at once, not after the bound.
+// Its command timeout measures Redis, not a busy event loop: a loop blocked past the timeout while
+// Redis is healthy is no failure; a Redis that stops answering still fails in bounded time.
 import t from 'tap';
 import { createServer, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createRedis, waitUntilReady, type RedisSettings } from '../../core/redis.js';
 import { REDIS_HOST, REDIS_PORT, closedPort, testPrefix } from '../helpers/redis.js';
+import { startPrivateRedis } from '../helpers/private-redis.js';
 
 const logger = pino({ level: 'silent' });
 const settings = (port: number): RedisSettings =>
@@ -46,3 +49,43 @@ t.test('a Redis that accepts connections but never answers: the parts waiting at
   const took = Date.now() - started;
   t.ok(took >= 300 && took < 600, `two parts waited ${took} ms in all, not 2 × 300`);
 });
+
+/** Blocks the event loop, as parsing 200 large bodies at once does. */
+function busy(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
+
+t.test('an event loop blocked past REDIS_COMMAND_TIMEOUT while Redis is healthy: every command answers', async (t) => {
+  const redis = createRedis(settings(REDIS_PORT), logger); // 200 ms
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  for (let round = 0; round < 3; round++) {
+    const replies = Array.from({ length: 50 }, () => redis.ping());
+    busy(500);
+    t.same(await Promise.all(replies), Array(50).fill('PONG'), `round ${round + 1}: 50 commands sent before a 500 ms stall all answered`);
+  }
+});
+
+t.test('a Redis that stops answering still times out, near REDIS_COMMAND_TIMEOUT on an idle loop and within the bound on a busy one', async (t) => {
+  const server = await startPrivateRedis();
+  t.teardown(() => server.stop());
+  const redis = createRedis(settings(server.port), logger); // 200 ms
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  server.pause();
+  t.teardown(() => server.resume());
+
+  let started = performance.now();
+  await t.rejects(redis.ping(), { message: 'Command timed out' });
+  let took = performance.now() - started;
+  t.ok(took >= 200 && took < 400, `idle loop: timed out after ${took.toFixed(0)} ms`);
+
+  started = performance.now();
+  const ping = redis.ping();
+  busy(500);
+  await t.rejects(ping, { message: 'Command timed out' });
+  took = performance.now() - started;
+  t.ok(took < 200 * 10, `busy loop: timed out after ${took.toFixed(0)} ms, within 10 × the timeout`);
+});
+

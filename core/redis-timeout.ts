@@ -1,0 +1,45 @@
+// REDIS_COMMAND_TIMEOUT, measured on Redis rather than on our own event loop. ioredis's own timeout
+// is a plain timer: when the loop is busy (200 large requests being parsed), the timer fires in the
+// loop's timers phase, before the poll phase that would have read a reply already waiting in the
+// socket — and a healthy Redis is declared dead (503 "Budget store unavailable"). Here a command
+// times out only when its reply has had a chance to be read, and the time the loop was stalled past
+// the deadline is added to it.
+import { Redis } from 'ioredis';
+
+type Command = Parameters<Redis['sendCommand']>[0];
+
+/** Lateness of a timer below this is ordinary scheduling jitter, not a stalled loop. */
+const JITTER_MS = 5;
+
+/** However late the loop runs, a command that has no answer after this many timeouts has failed. */
+const MAX_WAIT_FACTOR = 10;
+
+/** ioredis's Redis with the command timeout above, in place of its `commandTimeout` option. */
+export class LoopAwareRedis extends Redis {
+  /** ms; 0 turns the timeout off. */
+  commandTimeoutMs = 0;
+
+  override sendCommand(command: Command, ...rest: unknown[]): unknown {
+    const sent = (super.sendCommand as (command: Command, ...rest: unknown[]) => unknown)(command, ...rest);
+    if (this.commandTimeoutMs > 0 && !command.isResolved) watch(command, this.commandTimeoutMs);
+    return sent;
+  }
+}
+
+function watch(command: Command, timeoutMs: number): void {
+  const started = performance.now();
+  const arm = (ms: number) => {
+    const due = performance.now() + ms;
+    setTimeout(() => {
+      const late = performance.now() - due;
+      // The timers phase runs before the poll phase: let the loop read what already arrived first.
+      setImmediate(() => {
+        if (command.isResolved) return;
+        const waited = performance.now() - started;
+        if (late > JITTER_MS && waited + late < timeoutMs * MAX_WAIT_FACTOR) arm(late);
+        else command.reject(new Error('Command timed out'));
+      });
+    }, ms).unref();
+  };
+  arm(timeoutMs);
+}
