@@ -93,6 +93,10 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   const config = loadConfig(env, allSettings(), { known: { providers: PROVIDERS.map((module) => module.name) } });
   const values = config.values;
   const core = values as SettingsOf<typeof serverSettings> & SettingsOf<typeof catalogSettings>;
+  // Node refuses a header timeout longer than the whole-request one; say so at boot, by name.
+  if (core.MODELGATE_HEADERS_TIMEOUT > core.MODELGATE_REQUEST_TIMEOUT) {
+    throw new ConfigError([`MODELGATE_HEADERS_TIMEOUT: must not exceed MODELGATE_REQUEST_TIMEOUT (${core.MODELGATE_REQUEST_TIMEOUT})`]);
+  }
   const logger = createLogger(values as LoggingSettings, options.logDestination);
   for (const name of config.unknown) logger.warn({ setting: name }, 'unknown setting ignored (typo?)');
   for (const name of config.explicit) if (PLANNED.has(name)) logger.warn({ setting: name }, 'setting declared but not acted on yet');
@@ -195,6 +199,12 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     host: core.MODELGATE_HOST,
     port: core.MODELGATE_PORT,
     shutdownTimeoutMs: core.MODELGATE_SHUTDOWN_TIMEOUT,
+    limits: {
+      headersTimeoutMs: core.MODELGATE_HEADERS_TIMEOUT,
+      requestTimeoutMs: core.MODELGATE_REQUEST_TIMEOUT,
+      keepAliveTimeoutMs: core.MODELGATE_KEEP_ALIVE_TIMEOUT,
+      maxConnections: core.MODELGATE_MAX_CONNECTIONS,
+    },
     logger,
     logging: values as LoggingSettings,
     routes,

@@ -1,25 +1,37 @@
-// Reads a request body with a size limit: a declared Content-Length over the limit is refused
-// before reading; a body that grows past it is cut off. Both are 413.
+// Reads a request body with a size limit and an idle limit: a declared Content-Length over the size
+// limit is refused before reading, a body that grows past it is cut off (both 413); a body that
+// stops arriving for `idleMs` is cut off too (408), so a client that stalls mid-body does not hold
+// its connection until the whole-request timeout. The server closes the connection after either.
 import type { IncomingMessage } from 'node:http';
 import { GatewayError } from './errors.js';
 
-export function readRequestBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export interface BodyLimits {
+  /** Bytes. */
+  maxBytes: number;
+  /** ms without a byte of the body. */
+  idleMs: number;
+}
+
+export function readRequestBody(req: IncomingMessage, limits: BodyLimits): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    return Promise.reject(tooLarge(limit));
+  if (Number.isFinite(declared) && declared > limits.maxBytes) {
+    return Promise.reject(tooLarge(limits.maxBytes));
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    const refuse = (error: GatewayError) => {
+      cleanup();
+      req.resume(); // discard the rest while the answer is written and the connection closes
+      reject(error);
+    };
+    const stalled = () => refuse(new GatewayError('request_timeout', { message: `The request body stopped arriving: nothing for ${limits.idleMs} ms (MODELGATE_BODY_IDLE_TIMEOUT)` }));
+    const idle = setTimeout(stalled, limits.idleMs);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
-        cleanup();
-        req.resume(); // drain the rest so the 413 can be written on this connection
-        reject(tooLarge(limit));
-        return;
-      }
+      if (size > limits.maxBytes) return refuse(tooLarge(limits.maxBytes));
       chunks.push(chunk);
+      idle.refresh();
     };
     const onEnd = () => {
       cleanup();
@@ -30,6 +42,7 @@ export function readRequestBody(req: IncomingMessage, limit: number): Promise<Bu
       reject(error);
     };
     const cleanup = () => {
+      clearTimeout(idle);
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);

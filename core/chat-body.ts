@@ -23,6 +23,12 @@ const settings = defineSettings({
     exclusiveMinimum: 0,
     description: 'Largest accepted request body, in MB (fractions allowed). Larger bodies get 413.',
   },
+  MODELGATE_BODY_IDLE_TIMEOUT: {
+    type: 'integer',
+    default: 10000,
+    minimum: 100,
+    description: 'ms a chat request body may pause between two of its chunks; a body that stalls longer gets 408 and its connection closes. MODELGATE_REQUEST_TIMEOUT bounds the whole request.',
+  },
 });
 
 export const chatBody: PluginModule<typeof settings> = {
@@ -30,12 +36,12 @@ export const chatBody: PluginModule<typeof settings> = {
   settings,
   create(values, deps) {
     const s = values as SettingsOf<typeof settings>;
-    const maxBytes = Math.floor(s.MODELGATE_MAX_BODY_SIZE * 1024 * 1024);
+    const limits = { maxBytes: Math.floor(s.MODELGATE_MAX_BODY_SIZE * 1024 * 1024), idleMs: s.MODELGATE_BODY_IDLE_TIMEOUT };
     const defaultOutputTokens = s.MODELGATE_DEFAULT_OUTPUT_TOKENS;
     return { name: 'chat-body', step: { name: 'chat-body', scope: 'chat', handle } };
 
     async function handle(ctx: RequestContext, next: Next): Promise<void> {
-      const raw = await readRequestBody(ctx.req, maxBytes);
+      const raw = await readRequestBody(ctx.req, limits);
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw.toString('utf8'));

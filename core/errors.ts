@@ -22,14 +22,18 @@ export const ERROR_KINDS = {
   provider_not_found: { status: 404, type: 'invalid_request_error', code: 'provider_not_found', message: 'Provider not found' },
   route_not_found: { status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown endpoint' },
   method_not_allowed: { status: 405, type: 'invalid_request_error', code: 'method_not_allowed', message: 'Method not allowed' },
+  request_timeout: { status: 408, type: 'invalid_request_error', code: 'request_timeout', message: 'The request did not arrive in time' },
   payload_too_large: { status: 413, type: 'invalid_request_error', code: 'request_too_large', message: 'Request body too large' },
+  expectation_failed: { status: 417, type: 'invalid_request_error', code: 'expectation_failed', message: 'Only Expect: 100-continue is supported' },
   rate_limit_exceeded: { status: 429, type: 'requests', code: 'rate_limit_exceeded', message: 'Rate limit exceeded' },
   provider_rate_limited: { status: 429, type: 'requests', code: 'provider_rate_limited', message: 'Rate limit exceeded' },
   cost_limit_exceeded: { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'Cost limit exceeded' },
+  headers_too_large: { status: 431, type: 'invalid_request_error', code: 'headers_too_large', message: 'Request headers too large' },
   internal: { status: 500, type: 'server_error', code: 'internal_error', message: 'Internal error' },
   bad_gateway: { status: 502, type: 'server_error', code: 'bad_gateway', message: 'The provider answered with something the gateway could not use' },
   provider_unavailable: { status: 503, type: 'service_unavailable_error', code: 'provider_unavailable', message: 'Provider unavailable' },
   store_unavailable: { status: 503, type: 'service_unavailable_error', code: 'store_unavailable', message: 'The shared store is unavailable' },
+  too_many_connections: { status: 503, type: 'service_unavailable_error', code: 'too_many_connections', message: 'The gateway has too many open connections' },
   shutting_down: { status: 503, type: 'service_unavailable_error', code: 'shutting_down', message: 'The gateway is shutting down' },
 } as const satisfies Record<string, ErrorKind>;
 

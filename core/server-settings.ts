@@ -1,4 +1,5 @@
-// Settings of the core itself: identity, where it listens, where it keeps state, request bounds.
+// Settings of the core itself: identity, where it listens, where it keeps state, and the bounds on
+// connections that keep slow or refused clients from holding them (docs/security.md, "Limits under attack").
 import { defineSettings } from './settings.js';
 
 export const serverSettings = defineSettings({
@@ -25,5 +26,31 @@ export const serverSettings = defineSettings({
     default: 25000,
     minimum: 0,
     description: 'On SIGTERM/SIGINT, how long (ms) in-flight requests and streams may take to finish before the process exits anyway.',
+  },
+  MODELGATE_HEADERS_TIMEOUT: {
+    type: 'integer',
+    default: 10000,
+    minimum: 1000,
+    description: 'ms a client has to send a request\'s headers, from its first byte; then 408 and the connection closes. Slow-header attacks (slowloris) hold a connection this long at most. Checked once a second.',
+  },
+  MODELGATE_REQUEST_TIMEOUT: {
+    type: 'integer',
+    default: 60000,
+    minimum: 1000,
+    description:
+      'ms a client has to send a whole request, headers and body; then 408 and the connection closes. Only the request\'s reception counts: a long streamed answer is not cut. At least MODELGATE_HEADERS_TIMEOUT. Checked once a second.',
+  },
+  MODELGATE_KEEP_ALIVE_TIMEOUT: {
+    type: 'integer',
+    default: 65000,
+    minimum: 0,
+    description: 'ms an idle keep-alive connection stays open between requests. Keep it above the idle timeout of a load balancer in front (60 s on AWS ALB), or it may send a request on a connection the gateway is closing.',
+  },
+  MODELGATE_MAX_CONNECTIONS: {
+    type: 'integer',
+    default: 500,
+    minimum: 1,
+    description:
+      'Client connections served at once. The next 64 are answered 503 (code too_many_connections, Retry-After: 1, health checks still answered) and closed; past those, new connections are closed at accept. Each request may also hold a connection to a provider: keep it under half the open-files limit (ulimit -n).',
   },
 });

@@ -7,10 +7,12 @@
 //   5. finish(), once the response has closed and the chain has settled, tells the observers
 //      (metrics, cost) and writes the request's log line.
 // Shutdown is graceful: stop accepting, let in-flight requests and streams finish within a bound,
-// then close.
+// then close. Connections are bounded (core/connections.ts): their number, how long a request may
+// take to arrive, and a refused request's body is not read — its connection closes after the answer.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { answerClientError, answerConnect, closeAfterAnswer, ConnectionCap, declaresBody } from './connections.js';
 import { requestContext, type RequestContext } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { sendJson } from './respond.js';
@@ -21,6 +23,7 @@ export interface ServerOptions {
   host: string;
   port: number;
   shutdownTimeoutMs: number;
+  limits: ConnectionLimits;
   logger: Logger;
   logging: LoggingSettings;
   routes: readonly Route[];
@@ -29,6 +32,18 @@ export interface ServerOptions {
   /** Plugins with observe(), told about every finished request. */
   observers: readonly Plugin[];
 }
+
+/** The MODELGATE_* connection settings (core/server-settings.ts). */
+export interface ConnectionLimits {
+  headersTimeoutMs: number;
+  /** Receiving the whole request; Node stops counting once the request has arrived, so responses are not cut. */
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+}
+
+/** How often Node checks the header and request timeouts: their precision. Node's default, 30 s, would let a 10 s timeout last 40 s. */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /** After the shutdown timeout cut the remaining connections: how long their pipelines may take to settle. */
 const SETTLE_AFTER_CLOSE_MS = 3000;
@@ -63,6 +78,7 @@ export class GatewayServer {
   private readonly inflight = new Set<RequestContext>();
   private readonly exact = new Map<string, CompiledRoute[]>();
   private readonly patterns: CompiledRoute[] = [];
+  private readonly cap: ConnectionCap;
   private closing: Promise<void> | undefined;
   private idleWaiters: Array<() => void> = [];
 
@@ -89,7 +105,26 @@ export class GatewayServer {
         this.exact.set(route.path, list);
       }
     }
-    this.server = http.createServer({ keepAliveTimeout: 65_000 }, (req, res) => void this.handle(req, res));
+    const { limits } = options;
+    this.server = http.createServer(
+      {
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
+      },
+      (req, res) => void this.handle(req, res),
+    );
+    this.cap = new ConnectionCap(this.server, limits.maxConnections);
+    this.server.on('clientError', answerClientError);
+    this.server.on('connect', answerConnect);
+    // Without this listener Node answers any Expect but 100-continue with a bare 417.
+    this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      const error = new GatewayError('expectation_failed', { message: `Unsupported Expect: ${req.headers.expect}; only 100-continue is supported` });
+      const body = JSON.stringify(error.toBody());
+      res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+      res.end(body);
+    });
   }
 
   listen(): Promise<AddressInfo> {
@@ -163,7 +198,14 @@ export class GatewayServer {
     const abort = new AbortController();
     const ctx = requestContext(req, res, this.options.logger, abort.signal);
     this.inflight.add(ctx);
-    if (this.closing) res.setHeader('connection', 'close');
+    const socket = req.socket;
+    const overCap = this.cap.isOver(socket);
+    if (this.closing || overCap) res.setHeader('connection', 'close');
+    // Answered before its body was read (refused, or a route that reads none): Node would read the
+    // rest to keep the connection, for as long as the client sends. Close it instead.
+    res.once('finish', () => {
+      if (!req.complete) closeAfterAnswer(socket);
+    });
     // A request is over when its response has closed AND its pipeline has settled: a client that
     // leaves mid-stream closes the response first, while the cost guard is still billing.
     let closed = false;
@@ -181,6 +223,8 @@ export class GatewayServer {
       const { compiled, params } = this.match(ctx.method, ctx.path);
       (ctx as { route: string }).route = `${compiled.route.method} ${compiled.route.path}`;
       (ctx as { params: Record<string, string> }).params = params;
+      // Past the connection cap only health checks are served: load balancers must still see the gateway alive.
+      if (overCap && !compiled.route.open) throw this.cap.error();
       await compiled.run(ctx);
       if (!res.headersSent && !ctx.signal.aborted) throw new Error(`no response from ${ctx.route}`);
     } catch (error) {
@@ -199,8 +243,9 @@ export class GatewayServer {
       return;
     }
     const headers: Record<string, string> = { ...error.headers };
-    // A refused oversized body may still be arriving: close rather than read it.
-    if (error.kind === 'payload_too_large') headers.connection = 'close';
+    // A refused request's body may still be arriving (a refusal answers before reading it, a 413 or
+    // 408 stops reading it): close rather than read it.
+    if (declaresBody(ctx.req) && !ctx.req.complete) headers.connection = 'close';
     sendJson(ctx, error.status, error.toBody(), headers);
   }
 
