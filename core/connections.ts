@@ -1,9 +1,9 @@
 // What the server does with connections rather than requests: how many it serves at once
 // (MODELGATE_MAX_CONNECTIONS), the OpenAI-shaped answer to what Node's parser refuses before there
 // is a request to hand the pipeline (a malformed request, headers too large, a request that did not
-// arrive in time, CONNECT), and closing a connection whose request body is still arriving without
+// arrive in time, CONNECT, an unsupported Expect), and closing a connection whose request body is still arriving without
 // the client losing the answer.
-import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { GatewayError } from './errors.js';
@@ -99,6 +99,14 @@ export function answerConnect(req: IncomingMessage, socket: Duplex): void {
   // Node handed the socket over, parser detached: read and discard what still comes until it closes.
   socket.resume();
   closeAfterAnswer(socket);
+}
+
+/** An Expect other than 100-continue: 417, with a body (Node's own 417, without this 'checkExpectation' listener, has none). */
+export function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
+  const error = new GatewayError('expectation_failed', { message: `Unsupported Expect: ${req.headers.expect}; only 100-continue is supported` });
+  const body = JSON.stringify(error.toBody());
+  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
 }
 
 function clientErrorAnswer(error: NodeJS.ErrnoException): GatewayError {

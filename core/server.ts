@@ -12,7 +12,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { answerClientError, answerConnect, closeAfterAnswer, ConnectionCap, declaresBody } from './connections.js';
+import { answerClientError, answerConnect, answerExpectation, closeAfterAnswer, ConnectionCap, declaresBody } from './connections.js';
 import { requestContext, type RequestContext } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { sendJson } from './respond.js';
@@ -118,13 +118,7 @@ export class GatewayServer {
     this.cap = new ConnectionCap(this.server, limits.maxConnections);
     this.server.on('clientError', answerClientError);
     this.server.on('connect', answerConnect);
-    // Without this listener Node answers any Expect but 100-continue with a bare 417.
-    this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-      const error = new GatewayError('expectation_failed', { message: `Unsupported Expect: ${req.headers.expect}; only 100-continue is supported` });
-      const body = JSON.stringify(error.toBody());
-      res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
-      res.end(body);
-    });
+    this.server.on('checkExpectation', answerExpectation);
   }
 
   listen(): Promise<AddressInfo> {

@@ -120,6 +120,13 @@ t.test("what Node's parser refuses gets OpenAI's error body and Connection: clos
   isOpenAIError(t, expect.json, 'expectation_failed');
 });
 
+t.test('a header timeout longer than the whole-request timeout stops the boot, naming both settings', async (t) => {
+  await t.rejects(startGateway({ ...provider(), MODELGATE_HEADERS_TIMEOUT: '20000', MODELGATE_REQUEST_TIMEOUT: '10000' }), {
+    name: 'ConfigError',
+    message: /MODELGATE_HEADERS_TIMEOUT: must not exceed MODELGATE_REQUEST_TIMEOUT \(10000\)/,
+  });
+});
+
 t.test('a streamed answer longer than every request timeout is not cut', async (t) => {
   const gateway = await startGateway({
     ...provider(),
