@@ -3,8 +3,9 @@
 // told 503 while health checks and later good requests pass, what Node's parser refuses still gets
 // OpenAI's error body — and none of these bounds cuts a long streamed answer.
 import t, { type Test } from 'tap';
+import type { Socket } from 'node:net';
 import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, call } from '../helpers/gateway.js';
-import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, sse, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { exchange, openIdle, portOf } from '../helpers/raw-http.js';
 
@@ -96,6 +97,23 @@ t.test('connections past MODELGATE_MAX_CONNECTIONS get 503 too_many_connections,
   t.equal(good.status, 200, 'a good request succeeds once the connections are gone');
 });
 
+t.test('past MODELGATE_MAX_CONNECTIONS and its 64 extra, new connections are closed at accept', async (t) => {
+  const gateway = await startGateway({ ...provider(), MODELGATE_MAX_CONNECTIONS: '1' });
+  t.teardown(() => gateway.close());
+  const port = portOf(gateway.url);
+  const held: Socket[] = [];
+  for (let i = 0; i < 1 + 64; i++) held.push(await openIdle(port));
+  t.teardown(() => held.forEach((socket) => socket.destroy()));
+  await sleep(50);
+  const dropped = await exchange(port, { send: 'GET /v1/health HTTP/1.1\r\nHost: gateway\r\n\r\n', deadlineMs: 3000 });
+  t.equal(dropped.status, 0, 'no answer');
+  t.ok(dropped.closedAfterMs !== undefined && dropped.closedAfterMs < 1000, 'the connection is closed at once');
+  held.pop()!.destroy();
+  await sleep(50);
+  const health = await exchange(port, { send: 'GET /v1/health HTTP/1.1\r\nHost: gateway\r\n\r\n', deadlineMs: 3000 });
+  t.equal(health.status, 200, 'with a place free among the extra 64, the health check is answered again');
+});
+
 t.test("what Node's parser refuses gets OpenAI's error body and Connection: close", async (t) => {
   const gateway = await startGateway(provider());
   t.teardown(() => gateway.close());
@@ -118,6 +136,20 @@ t.test("what Node's parser refuses gets OpenAI's error body and Connection: clos
   const expect = await exchange(port, { send: `${chatHead(GATEWAY_KEY, 'Content-Length: 10\r\nExpect: 200-ok')}`, deadlineMs: 3000 });
   t.equal(expect.status, 417, 'an Expect other than 100-continue');
   isOpenAIError(t, expect.json, 'expectation_failed');
+});
+
+t.test('an answer that takes longer than every request timeout to start is not cut', async (t) => {
+  const gateway = await startGateway({ ...provider(), MODELGATE_HEADERS_TIMEOUT: '1000', MODELGATE_REQUEST_TIMEOUT: '1000', MODELGATE_BODY_IDLE_TIMEOUT: '300' });
+  t.teardown(() => gateway.close());
+  upstream.reset();
+  // A provider that thinks for 2.5 s before its first byte (a reasoning model, say).
+  upstream.next(async (request, res) => {
+    await sleep(2500);
+    return openAIResponder()(request, res);
+  });
+  const answer = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+  t.equal(answer.status, 200);
+  t.equal(answer.json.choices[0].message.content, 'The capital of France is Paris.');
 });
 
 t.test('a header timeout longer than the whole-request timeout stops the boot, naming both settings', async (t) => {
