@@ -58,6 +58,22 @@ t.test('a body that stalls mid-way is cut by MODELGATE_BODY_IDLE_TIMEOUT: 408, O
   t.equal(upstream.requests.length, 0, 'the provider was not called');
 });
 
+t.test('a body that trickles in just fast enough for the idle timeout is cut by MODELGATE_REQUEST_TIMEOUT: 408, no upstream call', async (t) => {
+  const gateway = await startGateway({ ...provider(), MODELGATE_HEADERS_TIMEOUT: '1000', MODELGATE_REQUEST_TIMEOUT: '1000', MODELGATE_BODY_IDLE_TIMEOUT: '500' });
+  t.teardown(() => gateway.close());
+  upstream.reset();
+  const answer = await exchange(portOf(gateway.url), {
+    send: `${chatHead(GATEWAY_KEY, 'Content-Length: 100000')}{"model":"gpt-4o-mini",`,
+    drip: { chunk: ' ', everyMs: 100 },
+    deadlineMs: 6000,
+  });
+  t.equal(answer.status, 408);
+  isOpenAIError(t, answer.json, 'request_timeout');
+  t.match(answer.json.error.message, /MODELGATE_REQUEST_TIMEOUT/);
+  t.ok(answer.closedAfterMs !== undefined && answer.closedAfterMs < 3500, `closed after ${answer.closedAfterMs?.toFixed(0)} ms`);
+  t.equal(upstream.requests.length, 0, 'the provider was not called');
+});
+
 t.test('headers that trickle in (slowloris) are cut by MODELGATE_HEADERS_TIMEOUT with a 408 body', async (t) => {
   const gateway = await startGateway({ ...provider(), MODELGATE_HEADERS_TIMEOUT: '1000', MODELGATE_REQUEST_TIMEOUT: '5000' });
   t.teardown(() => gateway.close());
