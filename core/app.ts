@@ -23,6 +23,7 @@ import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
 import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
+import { acceptedAtMost, openFilesLimit, OVERFLOW_CONNECTIONS } from './connections.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { API_VERSION, describeApi, servedDescription } from './openapi/document.js';
@@ -99,6 +100,15 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   }
   const logger = createLogger(values as LoggingSettings, options.logDestination);
   for (const name of config.unknown) logger.warn({ setting: name }, 'unknown setting ignored (typo?)');
+  // Client connections past half the descriptors leave too few for the provider calls they make:
+  // every request then fails (EMFILE), the good ones too.
+  const files = openFilesLimit();
+  if (files !== undefined && acceptedAtMost(core.MODELGATE_MAX_CONNECTIONS) * 2 > files) {
+    logger.warn(
+      { maxConnections: core.MODELGATE_MAX_CONNECTIONS, openFilesLimit: files },
+      `MODELGATE_MAX_CONNECTIONS is too high for the open-files limit (${files}): lower it below ${Math.max(1, Math.floor(files / 2) - OVERFLOW_CONNECTIONS)} or raise ulimit -n`,
+    );
+  }
   for (const name of config.explicit) if (PLANNED.has(name)) logger.warn({ setting: name }, 'setting declared but not acted on yet');
 
   const providers = new Map<string, Provider>(PROVIDERS.map((module) => [module.name, module.create(values)]));

@@ -3,6 +3,7 @@
 // is a request to hand the pipeline (a malformed request, headers too large, a request that did not
 // arrive in time, CONNECT, an unsupported Expect), and closing a connection whose request body is still arriving without
 // the client losing the answer.
+import { readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -42,6 +43,24 @@ export function declaresBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
+/**
+ * The process's open-files limit (soft), where the system tells it (Linux); undefined elsewhere.
+ * Every client connection, provider connection, Redis and database connection and log file takes one.
+ */
+export function openFilesLimit(): number | undefined {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return line ? Number(line[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Client connections the cap lets in at most: the served ones and the ones told 503. */
+export function acceptedAtMost(maxConnections: number): number {
+  return maxConnections + OVERFLOW_CONNECTIONS;
+}
+
 /** Counts open connections and marks those accepted past the cap, whose requests are refused. */
 export class ConnectionCap {
   private open = 0;
@@ -51,7 +70,7 @@ export class ConnectionCap {
     server: Server,
     private readonly max: number,
   ) {
-    server.maxConnections = max + OVERFLOW_CONNECTIONS;
+    server.maxConnections = acceptedAtMost(max);
     server.on('connection', (socket: Socket) => {
       this.open += 1;
       if (this.open > max) this.over.add(socket);

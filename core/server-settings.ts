@@ -48,9 +48,9 @@ export const serverSettings = defineSettings({
   },
   MODELGATE_MAX_CONNECTIONS: {
     type: 'integer',
-    default: 500,
+    default: 448,
     minimum: 1,
     description:
-      'Client connections served at once. The next 64 are answered 503 (code too_many_connections, Retry-After: 1, health checks still answered) and closed; past those, new connections are closed at accept. Each request may also hold a connection to a provider: keep it under half the open-files limit (ulimit -n).',
+      'Client connections served at once. The next 64 are answered 503 (code too_many_connections, Retry-After: 1, health checks still answered) and closed; past those, new connections are closed at accept. Each request may also hold a connection to a provider: keep this plus 64 at most half the open-files limit (ulimit -n; the default fits 1,024), or the boot warns.',
   },
 });

@@ -8,6 +8,7 @@ import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, call } from '../helpers/gatew
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, sse, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { exchange, openIdle, portOf } from '../helpers/raw-http.js';
+import { openFilesLimit } from '../../core/connections.js';
 
 let upstream: FakeProvider;
 t.before(async () => {
@@ -166,6 +167,19 @@ t.test('an answer that takes longer than every request timeout to start is not c
   const answer = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
   t.equal(answer.status, 200);
   t.equal(answer.json.choices[0].message.content, 'The capital of France is Paris.');
+});
+
+const files = openFilesLimit();
+t.test('a connection cap too high for the open-files limit is warned about at boot', { skip: files === undefined && 'this system does not tell its open-files limit' }, async (t) => {
+  if (files === undefined) return;
+  const gateway = await startGateway({ ...provider(), MODELGATE_MAX_CONNECTIONS: String(files) });
+  t.teardown(() => gateway.close());
+  const warning = gateway.logs.find((line) => line.maxConnections === files);
+  t.ok(warning, 'a warning names the setting');
+  t.match(String(warning?.msg), /MODELGATE_MAX_CONNECTIONS is too high for the open-files limit/);
+  const sane = await startGateway({ ...provider(), MODELGATE_MAX_CONNECTIONS: String(Math.floor(files / 2) - 64) });
+  t.teardown(() => sane.close());
+  t.notOk(sane.logs.some((line) => /open-files limit/.test(String(line.msg))), 'none at exactly half the limit');
 });
 
 t.test('a header timeout longer than the whole-request timeout stops the boot, naming both settings', async (t) => {
