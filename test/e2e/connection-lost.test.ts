@@ -19,6 +19,14 @@ t.after(async () => {
   await upstream.close();
 });
 
+t.test('a connection dropped before any answer still says the provider could not be reached', async (t) => {
+  upstream.next(drop());
+  const line = gateway.logs.length;
+  await t.rejects(gateway.client().chat.completions.create({ model: 'local-model', messages: question }), { status: 503, message: 'Provider unavailable' });
+  const logged = JSON.stringify(gateway.logs.slice(line));
+  t.match(logged, /Could not reach the custom provider/);
+});
+
 t.test('a stream cut after its first content ends with "closed the connection mid-answer"', async (t) => {
   upstream.next(sse(fixture('openai/stream.sse'), { stopAfter: 3, cut: true, delayMs: 50 }));
   const stream = await gateway.client().chat.completions.create({ model: 'local-model', messages: question, stream: true });
@@ -29,10 +37,5 @@ t.test('a stream cut after its first content ends with "closed the connection mi
   t.match((failure as APIError).error, { code: 'upstream_connection_error' });
 });
 
-t.test('a connection dropped before any answer still says the provider could not be reached', async (t) => {
-  upstream.next(drop());
-  const line = gateway.logs.length;
-  await t.rejects(gateway.client().chat.completions.create({ model: 'local-model', messages: question }), { status: 503, message: 'Provider unavailable' });
-  const logged = JSON.stringify(gateway.logs.slice(line));
-  t.match(logged, /Could not reach the custom provider/);
-});
+// Listening servers keep the event loop alive: end the root test explicitly so t.after runs.
+t.end();
