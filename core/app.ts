@@ -8,6 +8,7 @@ import type { Logger, DestinationStream } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
 import { serverSettings } from './server-settings.js';
 import { createLogger, loggingSettings, type LoggingSettings } from './logger.js';
+import { rememberSecrets } from './redact.js';
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
 import { plannedSettings, PLANNED } from './planned-settings.js';
 import { redisSettings, createRedis, type RedisSettings } from './redis.js';
@@ -93,6 +94,8 @@ export interface AppOptions {
 export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
   const config = loadConfig(env, allSettings(), { known: { providers: PROVIDERS.map((module) => module.name) } });
   const values = config.values;
+  // Before anything can log or fail: every secret setting's value is masked wherever text leaves.
+  rememberSecrets(allSettings(), values);
   const core = values as SettingsOf<typeof serverSettings> & SettingsOf<typeof catalogSettings>;
   // Node refuses a header timeout longer than the whole-request one; say so at boot, by name.
   if (core.MODELGATE_HEADERS_TIMEOUT > core.MODELGATE_REQUEST_TIMEOUT) {

@@ -8,7 +8,7 @@ import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
 import { SseEventTooLarge, SseParser, SseWriter, type SseEvent } from './sse.js';
-import { badResponse, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
+import { badResponse, connectionLost, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
 import type { StreamTranslator, TranslateContext } from './provider.js';
@@ -26,7 +26,7 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
   const started = performance.now();
   try {
     const response = await forwarder.send(ctx.req, ctx.res, upstream, signal).catch((error: Error) => {
-      throw transportError(name, error, signal);
+      throw transportError(name, error, signal, false);
     });
     const status = response.statusCode ?? 0;
     if (status < 200 || status >= 300) {
@@ -38,7 +38,7 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
     }
     if (!chat.stream) {
       const buffer = await readBody(response, MAX_RESPONSE_BYTES, signal).catch((error: Error) => {
-        throw transportError(name, error, signal);
+        throw transportError(name, error, signal, true);
       });
       let json: unknown;
       try {
@@ -103,7 +103,7 @@ export class UpstreamStream {
       while (!this.hasContent && !this.ended) await this.read();
     } catch (error) {
       this.response.destroy();
-      throw isUpstreamError(error) ? error : transportError(this.provider, error as Error, signal);
+      throw isUpstreamError(error) ? error : transportError(this.provider, error as Error, signal, true);
     } finally {
       signal.removeEventListener('abort', onAbort);
     }
@@ -148,8 +148,8 @@ export class UpstreamStream {
         ctx.outcome.interrupted = 'client_abort';
       } else {
         ctx.outcome.interrupted = 'upstream_error';
-        const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal);
-        const failure = isUpstreamError(transport) ? transport : unreachable(this.provider, transport);
+        const transport = isUpstreamError(error) ? error : transportError(this.provider, error as Error, ctx.signal, true);
+        const failure = isUpstreamError(transport) ? transport : connectionLost(this.provider, transport);
         ctx.outcome.streamFailure = { provider: this.provider, reason: failure.reason, message: failure.message };
         writer.error(failure.toBody());
         writer.close();
@@ -233,13 +233,17 @@ export function recordUsage(ctx: RequestContext, target: Target, usage: Usage | 
   ctx.outcome.cost = usage ? costOf(target.model, usage) : undefined;
 }
 
-/** A failure below HTTP: the client left (rethrown as is), a timeout, or a connection problem. */
-function transportError(provider: string, error: Error, signal: AbortSignal): Error {
+/**
+ * A failure below HTTP: the client left (rethrown as is), a timeout, or a connection problem —
+ * before the provider answered (`answered` false: it could not be reached) or while it was
+ * answering (the connection broke mid-answer).
+ */
+function transportError(provider: string, error: Error, signal: AbortSignal, answered: boolean): Error {
   if (isUpstreamError(error)) return error;
   if (error instanceof AbortedError || error.name === 'AbortError') {
     const reason = signal.reason as { name?: string } | undefined;
     if (reason?.name === 'TimeoutError' || reason?.name === 'TaskCancelledError') return timedOut(provider);
     return error instanceof AbortedError ? error : new AbortedError(error.message);
   }
-  return unreachable(provider, error);
+  return answered ? connectionLost(provider, error) : unreachable(provider, error);
 }

@@ -2,6 +2,9 @@
 // credentials redacted wherever they appear in a logged object.
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
+import { redactDeep, redactText } from './redact.js';
+
+export { redactText };
 
 export const loggingSettings = defineSettings({
   MODELGATE_LOG_LEVEL: {
@@ -48,33 +51,11 @@ export const REDACT_PATHS = [
   ...SECRET_FIELDS.map((field) => `*.*["${field}"]`),
 ];
 
-/** Masks key-shaped strings (ours and providers') inside free text such as error messages. */
-export function redactText(text: string): string {
-  return text.replace(/\b(uc_|sk-|sk_|AIza)[A-Za-z0-9_\-]{4,}/g, '$1[REDACTED]');
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
-}
-
-/** The object itself when no top-level text needs masking (the usual case), else a masked copy. */
-function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
-  let copy: Record<string, unknown> | undefined;
-  for (const name in fields) {
-    const value = fields[name];
-    if (typeof value !== 'string') continue;
-    const masked = redactText(value);
-    if (masked !== value) (copy ??= { ...fields })[name] = masked;
-  }
-  return copy ?? fields;
-}
-
+/** An error's message, stack and own fields (a GatewayError's `cause` list, say), masked. */
 function redactedError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown> | null;
   if (typeof serialized !== 'object' || serialized === null) return serialized;
-  for (const field of ['message', 'stack'] as const) {
-    if (typeof serialized[field] === 'string') serialized[field] = redactText(serialized[field] as string);
-  }
+  for (const field of Object.keys(serialized)) serialized[field] = redactDeep(serialized[field]);
   return serialized;
 }
 
@@ -85,15 +66,17 @@ export function createLogger(settings: LoggingSettings, destination?: Destinatio
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: pino.stdTimeFunctions.isoTime,
-    // Error messages from upstreams and libraries may quote a credential; mask it in the message,
-    // in the logged object's top-level text fields (`err: failure.message`) and in errors.
+    // Error messages from upstreams and libraries may quote a credential, and a logged request body
+    // may carry one a client pasted: mask them in the message, in every text of the logged object
+    // however deep (`detail[].message`, `request.messages[].content`) and in errors. Objects are
+    // copied only where something changed; the caller's stay as they were.
     serializers: { err: redactedError },
     hooks: {
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
         for (let i = 0; i < args.length; i++) {
           const arg = args[i];
           if (typeof arg === 'string') args[i] = redactText(arg);
-          else if (i === 0 && isPlainObject(arg)) args[i] = redactFields(arg);
+          else if (i === 0) args[i] = redactDeep(arg);
         }
         method.apply(this, args);
       },

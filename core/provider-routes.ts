@@ -5,6 +5,7 @@
 import type { Catalog } from './catalog.js';
 import type { HealthRegistry } from './health.js';
 import { GatewayError } from './errors.js';
+import { redactText } from './redact.js';
 import type { Route } from './pipeline.js';
 import { readBody, type Forwarder } from './proxy.js';
 import { sendJson } from './respond.js';
@@ -100,7 +101,7 @@ export function providerRoutes({ catalog, providers, health, forwarder }: Provid
           sendJson(ctx, 200, { provider: provider.name, configured: true, ok, status, latency_ms: latency, ...(error ? { error } : {}) });
         } catch (error) {
           const latency = Math.round(performance.now() - started);
-          const message = abort.signal.aborted ? `no answer within ${TEST_TIMEOUT_MS} ms` : `could not connect: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
+          const message = abort.signal.aborted ? `no answer within ${TEST_TIMEOUT_MS} ms` : `could not connect: ${(error as NodeJS.ErrnoException).code ?? redactText((error as Error).message)}`;
           sendJson(ctx, 200, { provider: provider.name, configured: true, ok: false, status: 0, latency_ms: latency, error: message });
         } finally {
           clearTimeout(timer);

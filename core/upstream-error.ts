@@ -1,6 +1,7 @@
 // A failed upstream attempt, normalized: whether trying again (same target or another) can help,
 // how long the provider asked us to wait, and what the client should see if it is the last word.
 import { GatewayError, type ErrorBody } from './errors.js';
+import { redactText } from './redact.js';
 
 const BRAND = Symbol.for('modelgate.UpstreamError');
 
@@ -40,8 +41,10 @@ export class UpstreamError extends Error {
   readonly code: string | null;
   readonly param: string | null;
 
+  // Everything here may quote the provider, and the provider may quote our credentials: masked
+  // once, here, so no reader — client body, stream error event, status endpoint, log — can miss it.
   constructor(init: UpstreamErrorInit) {
-    super(init.message);
+    super(redactText(init.message));
     this.name = 'UpstreamError';
     this.provider = init.provider;
     this.reason = init.reason;
@@ -49,9 +52,9 @@ export class UpstreamError extends Error {
     this.retryable = init.retryable;
     this.retryAfterMs = init.retryAfterMs;
     this.status = init.status;
-    this.type = init.type ?? (init.status >= 500 ? 'server_error' : 'invalid_request_error');
-    this.code = init.code ?? null;
-    this.param = init.param ?? null;
+    this.type = init.type ? redactText(init.type) : init.status >= 500 ? 'server_error' : 'invalid_request_error';
+    this.code = init.code ? redactText(init.code) : null;
+    this.param = init.param ? redactText(init.param) : null;
   }
 
   /**
@@ -219,6 +222,25 @@ export function timedOut(provider: string, ms?: number): UpstreamError {
     message: `The ${provider} provider did not answer ${ms ? `within ${ms} ms` : 'in time'}`,
     type: 'timeout_error',
     code: 'upstream_timeout',
+  });
+}
+
+/**
+ * The provider began answering (status and headers arrived) and the connection broke before the
+ * answer ended. Retryable like any connection failure, but not "could not reach": it was reached,
+ * and an operator chasing DNS or firewalls would look in the wrong place.
+ */
+export function connectionLost(provider: string, error: Error): UpstreamError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new UpstreamError({
+    provider,
+    reason: 'connection',
+    upstreamStatus: 0,
+    retryable: true,
+    status: 503,
+    message: `The ${provider} provider closed the connection mid-answer${code ? ` (${code})` : ''}`,
+    type: 'service_unavailable_error',
+    code: 'upstream_connection_error',
   });
 }
 

@@ -11,7 +11,7 @@ import { googleError } from './errors.js';
 
 const settings = defineSettings({
   GOOGLE_API_KEY: { type: 'string', secret: true, description: 'Gemini API key, sent as x-goog-api-key. Without it the google provider is not configured.' },
-  GOOGLE_PROJECT_ID: { type: 'string', description: 'Google Cloud project billed for the calls, sent as x-goog-user-project when set.' },
+  GOOGLE_PROJECT_ID: { type: 'string', secret: true, description: 'Google Cloud project billed for the calls, sent as x-goog-user-project when set.' },
   GOOGLE_BASE_URL: {
     type: 'string',
     default: 'https://generativelanguage.googleapis.com',

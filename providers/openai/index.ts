@@ -5,8 +5,8 @@ import type { ProviderModule } from '../../core/provider.js';
 
 const settings = defineSettings({
   OPENAI_API_KEY: { type: 'string', secret: true, variants: ['dev', 'staging', 'prod'], description: 'OpenAI API key. Without it the openai provider is not configured.' },
-  OPENAI_ORGANIZATION: { type: 'string', description: 'Sent as OpenAI-Organization.' },
-  OPENAI_PROJECT: { type: 'string', description: 'Sent as OpenAI-Project.' },
+  OPENAI_ORGANIZATION: { type: 'string', secret: true, description: 'Sent as OpenAI-Organization.' },
+  OPENAI_PROJECT: { type: 'string', secret: true, description: 'Sent as OpenAI-Project.' },
   OPENAI_BASE_URL: { type: 'string', default: 'https://api.openai.com/v1', pattern: '^https?://', hint: 'be an http(s) URL', description: 'OpenAI API base URL (a regional endpoint or an egress proxy).' },
 });
 

@@ -58,6 +58,18 @@ t.test("key-shaped text in a logged object's fields and in errors is masked too"
   t.notMatch(lines[1]!.err.stack, /uc_abcdef/);
 });
 
+t.test('key-shaped text is masked at any depth: failure lists and logged request bodies', async (t) => {
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  const detail = [{ provider: 'custom', status: 503, message: 'invalid key sk-proj-abcdef123456' }];
+  const request = { model: 'm', messages: [{ role: 'user', content: 'my key is AIzaSyA1234567890, valid?' }] };
+  logger.error({ detail, request }, 'request failed');
+  t.equal(lines[0]!.detail[0].message, 'invalid key sk-[REDACTED]');
+  t.equal(lines[0]!.request.messages[0].content, 'my key is AIza[REDACTED], valid?');
+  t.equal(detail[0]!.message, 'invalid key sk-proj-abcdef123456', "the caller's objects are not changed");
+  t.equal(request.messages[0]!.content, 'my key is AIzaSyA1234567890, valid?');
+});
+
 t.test('the level filters lines', async (t) => {
   const { lines, stream } = capture();
   const logger = createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'warn' }, stream);
