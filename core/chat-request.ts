@@ -77,11 +77,19 @@ const toolChoice = {
   ],
 };
 
+/**
+ * Longest model name accepted, in characters. The longest real ids are well under it (the
+ * catalog's: 23; Bedrock inference-profile ARNs and Fireworks' `accounts/…/models/…` paths: about
+ * 100); unbounded, a name is echoed in `x-modelgate-model` (100 KB overflowed Node clients' header
+ * limit after the request was billed) and kept as a key in per-model maps.
+ */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
 export const chatRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   properties: {
-    model: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1, maxLength: MAX_MODEL_NAME_LENGTH },
     messages: { type: 'array', minItems: 1, items: message },
     temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
     top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),
