@@ -226,7 +226,6 @@ export class RetryPolicies {
         (lastCandidate || error.reason !== 'timeout') &&
         !this.health.circuitOpen(error.provider);
       policy = retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
-      if (this.cache.size > 100) this.cache.clear();
       this.cache.set(key, policy);
     }
     return policy;
