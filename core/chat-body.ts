@@ -2,7 +2,9 @@
 // parse, validate, and take the gateway's own `modelgate` field off the body so no provider sees it.
 // It runs after the IP filter and auth, so unauthenticated clients cannot make us parse bodies.
 import { readRequestBody } from './body.js';
-import { validateChatRequest } from './chat-request.js';
+import { fieldOf, validateChatRequest } from './chat-request.js';
+import type { ChatRequest } from './chat-types.js';
+import { textTooDeep, tooDeepPath } from './json-depth.js';
 import { GatewayError } from './errors.js';
 import type { Next, PluginModule } from './pipeline.js';
 import { estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
@@ -29,6 +31,14 @@ const settings = defineSettings({
     minimum: 100,
     description: 'ms a chat request body may pause between two of its chunks; a body that stalls longer gets 408 and its connection closes. MODELGATE_REQUEST_TIMEOUT bounds the whole request.',
   },
+  MODELGATE_MAX_JSON_DEPTH: {
+    type: 'integer',
+    default: 64,
+    minimum: 8,
+    maximum: 1000,
+    description:
+      'Deepest nesting of arrays and objects accepted in a chat request body, counting the body itself as level 1 (so `tools[0].function.parameters` is level 5), and in a tool call\'s `arguments`. Deeper bodies get 400 `json_too_deep` naming the field. The default leaves room for the deepest JSON Schema providers accept (OpenAI: 10 levels of objects, about 25 levels of JSON); the maximum keeps the recursive JSON walks after parsing far from the stack\'s limit.',
+  },
 });
 
 export const chatBody: PluginModule<typeof settings> = {
@@ -38,6 +48,7 @@ export const chatBody: PluginModule<typeof settings> = {
     const s = values as SettingsOf<typeof settings>;
     const limits = { maxBytes: Math.floor(s.MODELGATE_MAX_BODY_SIZE * 1024 * 1024), idleMs: s.MODELGATE_BODY_IDLE_TIMEOUT };
     const defaultOutputTokens = s.MODELGATE_DEFAULT_OUTPUT_TOKENS;
+    const maxDepth = s.MODELGATE_MAX_JSON_DEPTH;
     return { name: 'chat-body', step: { name: 'chat-body', scope: 'chat', handle } };
 
     async function handle(ctx: RequestContext, next: Next): Promise<void> {
@@ -48,7 +59,11 @@ export const chatBody: PluginModule<typeof settings> = {
       } catch (error) {
         throw new GatewayError('invalid_json', { message: `Request body is not valid JSON: ${(error as Error).message}` });
       }
+      // Before anything walks the body (validation included): every later walk may recurse.
+      const deep = tooDeepPath(parsed, maxDepth);
+      if (deep) throw tooDeep(fieldOf(deep), maxDepth);
       const body = validateChatRequest(parsed);
+      checkToolArguments(body, maxDepth);
       const overrides = deps.parseOverrides(body.modelgate, ctx.headers);
       delete body.modelgate;
       const stream = body.stream === true;
@@ -70,3 +85,21 @@ export const chatBody: PluginModule<typeof settings> = {
     }
   },
 };
+
+/** Tool call arguments are JSON in a string, parsed by the adapters of native APIs: measured too. */
+function checkToolArguments(body: ChatRequest, maxDepth: number): void {
+  body.messages.forEach((message, i) => {
+    if (message.role !== 'assistant') return;
+    message.tool_calls?.forEach((call, j) => {
+      // The arguments object is level 1, as the body is.
+      if (textTooDeep(call.function.arguments, maxDepth)) throw tooDeep(`messages[${i}].tool_calls[${j}].function.arguments`, maxDepth);
+    });
+  });
+}
+
+function tooDeep(param: string, maxDepth: number): GatewayError {
+  return new GatewayError('json_too_deep', {
+    param,
+    message: `'${param}' nests arrays and objects too deeply: the gateway accepts ${maxDepth} levels (MODELGATE_MAX_JSON_DEPTH).`,
+  });
+}

@@ -77,11 +77,19 @@ const toolChoice = {
   ],
 };
 
+/**
+ * Longest model name accepted, in characters. The longest real ids are well under it (the
+ * catalog's: 23; Bedrock inference-profile ARNs and Fireworks' `accounts/…/models/…` paths: about
+ * 100); unbounded, a name is echoed in `x-modelgate-model` (100 KB overflowed Node clients' header
+ * limit after the request was billed) and kept as a key in per-model maps.
+ */
+export const MAX_MODEL_NAME_LENGTH = 256;
+
 export const chatRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   properties: {
-    model: { type: 'string', minLength: 1 },
+    model: { type: 'string', minLength: 1, maxLength: MAX_MODEL_NAME_LENGTH },
     messages: { type: 'array', minItems: 1, items: message },
     temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
     top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),
@@ -177,6 +185,35 @@ function single(error: ErrorObject): { message: string; param: string | null } {
       why = error.message ?? 'is invalid';
   }
   return { message: `Invalid value for '${param}': ${why}.`, param };
+}
+
+type SchemaNode = { properties?: Record<string, SchemaNode>; items?: SchemaNode; anyOf?: SchemaNode[]; oneOf?: SchemaNode[] };
+
+/**
+ * The field a path into the body belongs to, as a `param`: the path as far as the schema declares
+ * it (`tools[0].function.parameters`, not the client's schema inside), at least its first segment
+ * (`metadata`, or any unknown field).
+ */
+export function fieldOf(path: ReadonlyArray<string | number>): string {
+  let node: SchemaNode | undefined = chatRequestSchema as unknown as SchemaNode;
+  let declared = 0;
+  while (node && declared < path.length) {
+    node = declaredChild(node, path[declared]!);
+    if (node) declared++;
+  }
+  return toParam(path.slice(0, Math.max(1, declared)).map((segment) => `/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`).join(''));
+}
+
+/** A child schema named by the node itself or by one of its anyOf/oneOf branches (nested `nullable`s included). */
+function declaredChild(node: SchemaNode, segment: string | number): SchemaNode | undefined {
+  const branches: SchemaNode[] = [node];
+  for (let i = 0; i < branches.length; i++) {
+    const branch = branches[i]!;
+    const child = typeof segment === 'number' ? branch.items : Object.hasOwn(branch.properties ?? {}, segment) ? branch.properties![segment] : undefined;
+    if (child) return child;
+    branches.push(...(branch.anyOf ?? []), ...(branch.oneOf ?? []));
+  }
+  return undefined;
 }
 
 /** `/messages/0/content` → `messages[0].content` */

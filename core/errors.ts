@@ -12,6 +12,7 @@ interface ErrorKind {
 export const ERROR_KINDS = {
   bad_request: { status: 400, type: 'invalid_request_error', code: 'invalid_request', message: 'Invalid request' },
   invalid_json: { status: 400, type: 'invalid_request_error', code: 'invalid_json', message: 'Request body is not valid JSON' },
+  json_too_deep: { status: 400, type: 'invalid_request_error', code: 'json_too_deep', message: 'Request body nests too deeply' },
   invalid_api_key: { status: 401, type: 'invalid_request_error', code: 'invalid_api_key', message: 'Invalid API key' },
   api_key_expired: { status: 401, type: 'invalid_request_error', code: 'api_key_expired', message: 'API key expired' },
   ip_forbidden: { status: 403, type: 'permission_error', code: 'ip_not_allowed', message: 'Access from this IP address is not allowed' },

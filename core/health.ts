@@ -4,6 +4,12 @@
 // the usable answer: the whole completion, or a stream's first content — kept apart, since they
 // differ) that performance routing ranks by. Fed by the failover plugin after every attempt; read
 // by the router, GET /v1/providers/status and the metrics.
+//
+// Provider keys are the adapters' names, a fixed set. Model keys are whatever a client named (any
+// name goes to the custom provider when unpriced models are allowed): those maps are LRUs of
+// MAX_TRACKED_MODELS entries, or 4,200 distinct names held 650 MB for good. The router loses the
+// average of a model not used for that many others, and ranks it as new.
+import { LRUCache } from 'lru-cache';
 
 export type CircuitState = 'closed' | 'open' | 'half_open' | 'disabled';
 
@@ -37,6 +43,8 @@ interface Average {
 }
 
 const WINDOW = 200;
+/** Provider+model entries remembered (both modes together; per provider for cooldowns): far above the catalog's 42 models × 2 modes. */
+export const MAX_TRACKED_MODELS = 1000;
 /** Weight of the newest observation in the moving average: recent traffic dominates within a few requests. */
 const ALPHA = 0.3;
 
@@ -53,13 +61,15 @@ class Ring {
 
 export class HealthRegistry {
   private readonly rings = new Map<string, Ring>();
-  private readonly averages = new Map<string, Average>();
+  /** provider+model+mode → average. */
+  private readonly averages = new LRUCache<string, Average>({ max: MAX_TRACKED_MODELS });
+  private readonly providerAverages = new Map<string, Average>();
   private readonly lastErrors = new Map<string, NonNullable<ProviderStatus['lastError']>>();
   private readonly circuits = new Map<string, CircuitState>();
   /** When an open circuit lets its probe through (after the recovery timeout). */
   private readonly probeAt = new Map<string, number>();
   /** provider → model → until (ms epoch). */
-  private readonly cooldowns = new Map<string, Map<string, number>>();
+  private readonly cooldowns = new Map<string, LRUCache<string, number>>();
   private readonly listeners: Array<(provider: string, state: CircuitState) => void> = [];
 
   record(observation: Observation): void {
@@ -69,7 +79,7 @@ export class HealthRegistry {
     ring.push(ok, latencyMs);
     if (ok) {
       average(this.averages, modelKey(provider, model, stream), latencyMs);
-      average(this.averages, providerKey(provider, stream), latencyMs);
+      average(this.providerAverages, providerKey(provider, stream), latencyMs);
     } else if (observation.error) {
       this.lastErrors.set(provider, { ...observation.error, at: new Date().toISOString() });
     }
@@ -82,7 +92,7 @@ export class HealthRegistry {
 
   /** Moving-average latency over all of a provider's models in this mode. */
   providerLatency(provider: string, stream: boolean): Average | undefined {
-    return this.averages.get(providerKey(provider, stream));
+    return this.providerAverages.get(providerKey(provider, stream));
   }
 
   /**
@@ -91,7 +101,7 @@ export class HealthRegistry {
    */
   coolDown(provider: string, model: string, ms: number, now = Date.now()): void {
     let models = this.cooldowns.get(provider);
-    if (!models) this.cooldowns.set(provider, (models = new Map()));
+    if (!models) this.cooldowns.set(provider, (models = new LRUCache({ max: MAX_TRACKED_MODELS })));
     const until = now + ms;
     if (until > (models.get(model) ?? 0)) models.set(model, until);
   }
@@ -112,8 +122,8 @@ export class HealthRegistry {
   private cooling(provider: string, now = Date.now()): Array<{ model: string; until: number }> {
     const models = this.cooldowns.get(provider);
     if (!models) return [];
-    for (const [model, until] of models) if (until <= now) models.delete(model);
-    return [...models].map(([model, until]) => ({ model, until })).sort((a, b) => b.until - a.until);
+    for (const [model, until] of [...models.entries()]) if (until <= now) models.delete(model);
+    return [...models.entries()].map(([model, until]) => ({ model, until })).sort((a, b) => b.until - a.until);
   }
 
   /** `probeAt`: for an open circuit, when it will let one probe request through. */
@@ -142,6 +152,13 @@ export class HealthRegistry {
     this.listeners.push(listener);
   }
 
+  /** How many provider+model entries each map holds now: for the test of their bounds. */
+  sizes(): { averages: number; cooldowns: number } {
+    let cooldowns = 0;
+    for (const models of this.cooldowns.values()) cooldowns += models.size;
+    return { averages: this.averages.size, cooldowns };
+  }
+
   status(provider: string): ProviderStatus {
     const ring = this.rings.get(provider);
     const total = ring?.ok.length ?? 0;
@@ -164,7 +181,7 @@ export class HealthRegistry {
 const modelKey = (provider: string, model: string, stream: boolean) => `${provider}/${model}/${stream ? 'stream' : 'json'}`;
 const providerKey = (provider: string, stream: boolean) => `${provider}//${stream ? 'stream' : 'json'}`;
 
-function average(map: Map<string, Average>, key: string, sample: number): void {
+function average(map: { get(key: string): Average | undefined; set(key: string, value: Average): unknown }, key: string, sample: number): void {
   const current = map.get(key);
   if (!current) map.set(key, { value: sample, samples: 1 });
   else {

@@ -11,7 +11,7 @@ type FieldSchema =
   | { type: 'string'; enum?: readonly string[]; description: string }
   | { type: 'number' | 'integer'; minimum?: number; maximum?: number; description: string }
   | { type: 'boolean'; description: string }
-  | { type: 'array'; items: { type: 'string' }; description: string };
+  | { type: 'array'; items: { type: 'string'; maxLength?: number }; maxItems?: number; description: string };
 
 export interface OverrideSpec {
   /** The key under the body's `modelgate` object, e.g. `routing`. */

@@ -18,6 +18,7 @@ import type { RequestContext, Target } from '../core/context.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
+import { MAX_MODEL_NAME_LENGTH } from '../core/chat-request.js';
 import { AttemptTimeout, Breakers, RetryPolicies, type RetryConfig } from './failover/policies.js';
 import { failoverChain } from './router/chain.js';
 
@@ -52,7 +53,7 @@ const overrides: OverrideSpec[] = [
     fields: {
       enabled: { type: 'boolean', description: 'Fail over to other candidates.' },
       fallback_providers: { type: 'array', items: { type: 'string' }, description: 'Providers to fall back to, within the failover limit, ahead of the rest of the ranking.' },
-      fallback_models: { type: 'array', items: { type: 'string' }, description: 'Models to fall back to, within the failover limit, ahead of the rest of the ranking.' },
+      fallback_models: { type: 'array', items: { type: 'string', maxLength: MAX_MODEL_NAME_LENGTH }, description: 'Models to fall back to, within the failover limit, ahead of the rest of the ranking.' },
       retry_attempts: { type: 'integer', minimum: 0, description: 'Other candidates tried after the first fails; at most MODELGATE_FAILOVER_RETRIES.' },
     },
     headers: {

@@ -23,16 +23,43 @@ export function cacheKey(ctx: RequestContext): string {
   return `${KEY_SPACE}${VERSION}${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 
-/** JSON with object keys sorted and null or undefined object fields left out. */
+/**
+ * JSON with object keys sorted and null or undefined object fields left out. Iterative, with an
+ * explicit stack of what is still to write: the body's depth is bounded where it is parsed, but
+ * a key must never be what overflows the call stack.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const fields: string[] = [];
-  for (const name of Object.keys(record).sort()) {
-    const field = record[name];
-    if (field === null || field === undefined) continue;
-    fields.push(`${JSON.stringify(name)}:${canonicalJson(field)}`);
+  const out: string[] = [];
+  // Either text to write as is, or a value to write canonically; popped from the end.
+  const todo: Array<{ text: string } | { value: unknown }> = [{ value }];
+  while (todo.length > 0) {
+    const next = todo.pop()!;
+    if ('text' in next) {
+      out.push(next.text);
+      continue;
+    }
+    const current = next.value;
+    if (current === null || typeof current !== 'object') {
+      out.push(JSON.stringify(current) ?? 'null');
+    } else if (Array.isArray(current)) {
+      todo.push({ text: ']' });
+      for (let i = current.length - 1; i >= 0; i--) {
+        todo.push({ value: current[i] });
+        if (i > 0) todo.push({ text: ',' });
+      }
+      todo.push({ text: '[' });
+    } else {
+      const record = current as Record<string, unknown>;
+      const names = Object.keys(record)
+        .sort()
+        .filter((name) => record[name] !== null && record[name] !== undefined);
+      todo.push({ text: '}' });
+      for (let i = names.length - 1; i >= 0; i--) {
+        todo.push({ value: record[names[i]!] });
+        todo.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(names[i])}:` });
+      }
+      todo.push({ text: '{' });
+    }
   }
-  return `{${fields.join(',')}}`;
+  return out.join('');
 }

@@ -39,6 +39,11 @@ export class Alerts {
     private readonly logger: Logger,
   ) {}
 
+  /** Rules remembered as fired: for the test of the bound. */
+  get remembered(): number {
+    return this.fired.size;
+  }
+
   async evaluate(periods: Periods, spent: Amounts, limits: Amounts): Promise<void> {
     for (const name of PERIODS) {
       if (limits[name] <= 0) continue;
@@ -58,6 +63,9 @@ export class Alerts {
           this.logger.warn({ err: (error as Error).message, period: name, rule: rule.id }, 'budget alert: not recorded, store failed; retried on the next settlement');
           continue;
         }
+        // Rules of a period that is over never fire again: forgetting them keeps the set at one
+        // period's rules per period name, instead of growing by a day's every day.
+        for (const old of this.fired) if (old.startsWith(`${name}:`) && !old.startsWith(`${name}:${period.key}:`)) this.fired.delete(old);
         this.fired.add(id);
         if (first) this.fire(rule, period, spent[name], limits[name]);
       }

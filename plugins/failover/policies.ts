@@ -28,6 +28,7 @@ import {
   type IHalfOpenAfterBackoffContext,
   type RetryPolicy,
 } from 'cockatiel';
+import { LRUCache } from 'lru-cache';
 import { isUpstreamError, timedOut } from '../../core/upstream-error.js';
 import { AbortedError } from '../../core/proxy.js';
 import type { CircuitState as HealthCircuit, HealthRegistry } from '../../core/health.js';
@@ -176,9 +177,12 @@ function mirror(state: CircuitState): HealthCircuit {
   }
 }
 
+/** Policies kept for reuse; a client's own delays (retry overrides) would otherwise add one each. */
+export const MAX_RETRY_POLICIES = 64;
+
 /** Retry policies by configuration: almost every request uses the default one. */
 export class RetryPolicies {
-  private readonly cache = new Map<string, RetryPolicy>();
+  private readonly cache = new LRUCache<string, RetryPolicy>({ max: MAX_RETRY_POLICIES });
 
   constructor(private readonly health: HealthRegistry) {}
 
@@ -201,6 +205,11 @@ export class RetryPolicies {
     return untilAborted(this.get(config, lastCandidate).execute(fn, signal), signal, discard, calling);
   }
 
+  /** Policies held now: for the test of the bound. */
+  get size(): number {
+    return this.cache.size;
+  }
+
   get(config: RetryConfig, lastCandidate: boolean): RetryPolicy {
     const key = `${config.attempts}/${config.delayMs}/${config.multiplier}/${config.exponential}/${lastCandidate}`;
     let policy = this.cache.get(key);
@@ -217,7 +226,6 @@ export class RetryPolicies {
         (lastCandidate || error.reason !== 'timeout') &&
         !this.health.circuitOpen(error.provider);
       policy = retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
-      if (this.cache.size > 100) this.cache.clear();
       this.cache.set(key, policy);
     }
     return policy;
