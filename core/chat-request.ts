@@ -117,6 +117,10 @@ export const chatRequestSchema = {
         type: { enum: ['text', 'json_object', 'json_schema'] },
         json_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, schema: { type: 'object' } } },
       },
+      // OpenAI refuses a json_schema format without its schema object; the estimator and every
+      // adapter read it, so it is refused here rather than found missing later (a 500).
+      if: { required: ['type'], properties: { type: { const: 'json_schema' } } },
+      then: { required: ['json_schema'], properties: { json_schema: {} } },
     },
     presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
     frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),

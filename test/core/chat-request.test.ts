@@ -54,6 +54,7 @@ t.test('each bad field is named in param and message', async (t) => {
     [{ ...ok, tools: [{ type: 'function', function: { name: 'bad name!' } }] }, 'tools[0].function.name', /must match pattern/],
     [{ ...ok, tool_choice: 'sometimes' }, 'tool_choice', /must be one of "none", "auto", "required"/],
     [{ ...ok, response_format: { type: 'yaml' } }, 'response_format.type', /must be one of "text", "json_object", "json_schema"/],
+    [{ ...ok, response_format: { type: 'json_schema' } }, 'response_format.json_schema', /'response_format.json_schema': is required/],
   ];
   for (const [body, param, message] of cases) {
     const refused = refusal(body);
