@@ -284,8 +284,8 @@ function faultCase(rng: Prng, options: CaseOptions): FuzzCase {
 
 /** A prompt mostly of whitespace, sized so its real token count exceeds the per-minute allowance. */
 function whitespaceCase(rng: Prng, options: CaseOptions): FuzzCase {
-  const unit = rng.pick([' \n', '\n\t', ' \t \n', '\r\n \r\n', 'a \n']);
-  // Each unit is at least one o200k token; the limit check below recounts with the real tokenizer.
+  // Each of these costs o200k at least one token per two characters; the test recounts.
+  const unit = rng.pick([' \t \n', '\n \t ', ' \n \t', '\t \n ']);
   const text = unit.repeat(Math.floor(Math.min(options.bodyLimit * 0.8, options.tokensPerMinute * 3) / unit.length));
   const body = Buffer.from(JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: text }], max_tokens: 8 }));
   return {

@@ -80,7 +80,8 @@ export function hostileValue(rng: Prng, limits: ValueLimits, depth = 0): string 
     case 7:
       return rng.pick(['[]', '{}', '[null]', '[[]]', '[{}]', '{"":null}']);
     case 8:
-      return nested(rng, rng.size(1, limits.maxDepth));
+      // Often near the limit: the depth at which recursion breaks is in the thousands.
+      return nested(rng, rng.chance(0.3) ? rng.int(limits.maxDepth >> 1, limits.maxDepth) : rng.size(1, limits.maxDepth));
     case 9:
       return arrayText(Array.from({ length: rng.size(1, 20) }, () => hostileValue(rng, limits, depth + 1)));
     case 10:
