@@ -23,6 +23,7 @@ import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
 import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
+import { answerParserErrors } from './parser-errors.js';
 import { coreRoutes } from './routes.js';
 import { providerRoutes } from './provider-routes.js';
 import { API_VERSION, describeApi, servedDescription } from './openapi/document.js';
@@ -201,6 +202,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     chainFor: (route): Handler => compose(stepsFor(route, steps), route.handle),
     observers: plugins.filter((plugin) => plugin.observe),
   });
+  answerParserErrors(server.server);
 
   return {
     server,
