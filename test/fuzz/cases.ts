@@ -38,7 +38,7 @@ export interface CaseOptions extends BodyOptions {
   secretsInUpstreamErrors: boolean;
   /** Prompts of whitespace the estimator does not count (a known defect). */
   whitespacePrompts: boolean;
-  /** Requests Node's parser refuses with its own bare 400/431 (reported: not an OpenAI error body). */
+  /** Requests Node's HTTP parser refuses (core/parser-errors.ts answers them). */
   parserLevelRequests: boolean;
   /** Tokens per minute the gateway allows: a whitespace prompt is made larger than that. */
   tokensPerMinute: number;

@@ -36,8 +36,6 @@ const KNOWN_DEFECTS = {
   'model-name-memory': 'memory grows with each distinct long model name (long names come from a fixed set of four)',
   'held-open-after-refusal': 'a connection stays open after a refusal sent before its body was read (no such cases)',
   'whitespace-token-undercount': 'the token estimator counts whitespace as nothing, so limits let it through (no whitespace prompts)',
-  'bare-parser-errors':
-    "found by this test: requests Node's HTTP parser refuses (conflicting lengths, bad bytes, 20 KB headers) get Node's bare 400/431 without an OpenAI error body (no such requests)",
 } as const;
 type DefectName = keyof typeof KNOWN_DEFECTS;
 
@@ -177,7 +175,7 @@ t.test('hostile requests never break the promises the gateway makes', async (t) 
     earlyRefusals: !excluded.has('held-open-after-refusal'),
     secretsInUpstreamErrors: !excluded.has('upstream-error-secrets'),
     whitespacePrompts: !excluded.has('whitespace-token-undercount'),
-    parserLevelRequests: !excluded.has('bare-parser-errors'),
+    parserLevelRequests: true,
     tokensPerMinute: TOKENS_PER_MINUTE,
     bodyLimit: BODY_LIMIT,
   };
