@@ -42,7 +42,9 @@ const toolCall = {
 const message = {
   type: 'object',
   required: ['role'],
-  properties: { role: { type: 'string' } },
+  // name and tool_calls are read from every message (the token estimate), whatever its role: a
+  // user message carrying `"tool_calls": "x"` must be a 400, not a crash further on.
+  properties: { role: { type: 'string' }, name: { type: 'string' }, tool_calls: { type: 'array', items: toolCall } },
   discriminator: { propertyName: 'role' },
   oneOf: [
     { properties: { role: { const: 'system' }, content: textContent, name: { type: 'string' } }, required: ['role', 'content'] },
