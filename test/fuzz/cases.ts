@@ -26,8 +26,6 @@ export interface FuzzCase {
   watchClose?: boolean;
   /** The request must not reach a provider if this prompt's real token count exceeds tokens per minute. */
   mustNotForward?: { prompt: string };
-  /** Node's parser refuses it before the gateway sees a request: any 4xx must still be OpenAI's. */
-  parserLevel?: boolean;
 }
 
 export interface CaseOptions extends BodyOptions {
@@ -38,8 +36,6 @@ export interface CaseOptions extends BodyOptions {
   secretsInUpstreamErrors: boolean;
   /** Prompts of whitespace the estimator does not count (a known defect). */
   whitespacePrompts: boolean;
-  /** Requests Node's HTTP parser refuses (core/parser-errors.ts answers them). */
-  parserLevelRequests: boolean;
   /** Tokens per minute the gateway allows: a whitespace prompt is made larger than that. */
   tokensPerMinute: number;
   bodyLimit: number;
@@ -185,11 +181,10 @@ function connectionCase(rng: Prng, options: CaseOptions): FuzzCase {
   const base: Header[] = [['host', '127.0.0.1'], ['authorization', `Bearer ${key}`], ['content-type', 'application/json']];
   switch (rng.int(0, 8)) {
     case 0: {
-      if (!options.parserLevelRequests) return connectionCase(rng, options);
       // Content-Length larger than the body, then the client half-closes: the body never completes,
       // and Node's parser answers the early end itself.
       const declared = body.length + rng.size(1, options.bodyLimit);
-      return { kind: 'wire', what: `content-length ${declared} but ${body.length} bytes sent, then half-close`, steps: [{ write: post([...base, ['content-length', String(declared)]], body) }, { end: true }], expect: 0, parserLevel: true };
+      return { kind: 'wire', what: `content-length ${declared} but ${body.length} bytes sent, then half-close`, steps: [{ write: post([...base, ['content-length', String(declared)]], body) }, { end: true }], expect: 0 };
     }
     case 1: {
       const cut = rng.int(0, body.length - 1);
@@ -221,10 +216,9 @@ function connectionCase(rng: Prng, options: CaseOptions): FuzzCase {
     case 6:
       return { kind: 'wire', what: 'Expect: 100-continue', steps: [{ write: post([...base, ['expect', '100-continue'], ['content-length', String(body.length)]]) }, { pause: 30 }, { write: body }], expect: 1 };
     case 7: {
-      if (!options.parserLevelRequests) return connectionCase(rng, options);
       // Content-Length smaller than the body: the rest is read as the next request, which is junk.
       const declared = rng.int(0, body.length - 1);
-      return { kind: 'wire', what: `content-length ${declared} for a ${body.length}-byte body (the rest reads as a second request)`, steps: [{ write: post([...base, ['content-length', String(declared)]], body) }, { pause: 50 }, { end: true }], expect: 1, parserLevel: true };
+      return { kind: 'wire', what: `content-length ${declared} for a ${body.length}-byte body (the rest reads as a second request)`, steps: [{ write: post([...base, ['content-length', String(declared)]], body) }, { pause: 50 }, { end: true }], expect: 1 };
     }
     default: {
       if (!options.earlyRefusals) return connectionCase(rng, options);
@@ -260,7 +254,7 @@ function parserCase(rng: Prng, options: CaseOptions): FuzzCase {
     `GET /v1/mo dels HTTP/1.1\r\nhost: x\r\n\r\n`,
     `GET /v1/models\u0000 HTTP/1.1\r\nhost: x\r\n\r\n`,
   ]);
-  return { kind: 'parser', what: `raw request: ${JSON.stringify(raw.slice(0, 160))}`, steps: [{ write: Buffer.from(raw, 'latin1') }, { pause: 30 }, { end: true }], expect: 1, parserLevel: true };
+  return { kind: 'parser', what: `raw request: ${JSON.stringify(raw.slice(0, 160))}`, steps: [{ write: Buffer.from(raw, 'latin1') }, { pause: 30 }, { end: true }], expect: 1 };
 }
 
 function faultCase(rng: Prng, options: CaseOptions): FuzzCase {
@@ -306,6 +300,5 @@ export function generateCase(rng: Prng, options: CaseOptions): FuzzCase {
   if (roll < 0.8) return connectionCase(rng, options);
   if (roll < 0.9) return faultCase(rng, options);
   if (roll < 0.95 && options.whitespacePrompts) return whitespaceCase(rng, options);
-  if (options.parserLevelRequests) return parserCase(rng, options);
-  return chatCase(rng, options);
+  return parserCase(rng, options);
 }

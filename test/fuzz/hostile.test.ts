@@ -175,7 +175,6 @@ t.test('hostile requests never break the promises the gateway makes', async (t) 
     earlyRefusals: !excluded.has('held-open-after-refusal'),
     secretsInUpstreamErrors: !excluded.has('upstream-error-secrets'),
     whitespacePrompts: !excluded.has('whitespace-token-undercount'),
-    parserLevelRequests: true,
     tokensPerMinute: TOKENS_PER_MINUTE,
     bodyLimit: BODY_LIMIT,
   };
