@@ -42,7 +42,9 @@ const toolCall = {
 const message = {
   type: 'object',
   required: ['role'],
-  properties: { role: { type: 'string' } },
+  // name and tool_calls are read from every message (the token estimate), whatever its role: a
+  // user message carrying `"tool_calls": "x"` must be a 400, not a crash further on.
+  properties: { role: { type: 'string' }, name: { type: 'string' }, tool_calls: { type: 'array', items: toolCall } },
   discriminator: { propertyName: 'role' },
   oneOf: [
     { properties: { role: { const: 'system' }, content: textContent, name: { type: 'string' } }, required: ['role', 'content'] },
@@ -125,6 +127,10 @@ export const chatRequestSchema = {
         type: { enum: ['text', 'json_object', 'json_schema'] },
         json_schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, schema: { type: 'object' } } },
       },
+      // OpenAI refuses a json_schema format without its schema object; the estimator and every
+      // adapter read it, so it is refused here rather than found missing later (a 500).
+      if: { required: ['type'], properties: { type: { const: 'json_schema' } } },
+      then: { required: ['json_schema'], properties: { json_schema: {} } },
     },
     presence_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),
     frequency_penalty: nullable({ type: 'number', minimum: -2, maximum: 2 }),

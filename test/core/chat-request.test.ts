@@ -54,6 +54,10 @@ t.test('each bad field is named in param and message', async (t) => {
     [{ ...ok, tools: [{ type: 'function', function: { name: 'bad name!' } }] }, 'tools[0].function.name', /must match pattern/],
     [{ ...ok, tool_choice: 'sometimes' }, 'tool_choice', /must be one of "none", "auto", "required"/],
     [{ ...ok, response_format: { type: 'yaml' } }, 'response_format.type', /must be one of "text", "json_object", "json_schema"/],
+    [{ ...ok, messages: [{ role: 'user', content: 'x', tool_calls: 'x' }] }, 'messages[0].tool_calls', /must be array/],
+    [{ ...ok, messages: [{ role: 'user', content: 'x', tool_calls: [{}] }] }, 'messages[0].tool_calls[0].id', /is required/],
+    [{ ...ok, messages: [{ role: 'tool', content: 'x', tool_call_id: 'c', name: ['x'] }] }, 'messages[0].name', /must be string/],
+    [{ ...ok, response_format: { type: 'json_schema' } }, 'response_format.json_schema', /'response_format.json_schema': is required/],
   ];
   for (const [body, param, message] of cases) {
     const refused = refusal(body);

@@ -28,18 +28,21 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** `persist`: snapshots go to a directory of its own (written by SAVE only), and a restart loads the last one. */
-export async function startPrivateRedis(options: { persist?: boolean } = {}): Promise<PrivateRedis> {
+/**
+ * `persist`: snapshots go to a directory of its own (written by SAVE only), and a restart loads the
+ * last one. `password`: clients must AUTH with it (requirepass), for tests that watch where it goes.
+ */
+export async function startPrivateRedis(options: { persist?: boolean; password?: string } = {}): Promise<PrivateRedis> {
   const port = await freePort();
   const dir = options.persist ? mkdtempSync(join(tmpdir(), 'modelgate-redis-')) : undefined;
-  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(dir ? ['--dir', dir] : [])];
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...(dir ? ['--dir', dir] : []), ...(options.password ? ['--requirepass', options.password] : [])];
   let child: ChildProcess;
   let exited: Promise<void>;
   const launch = async () => {
     child = spawn('redis-server', args, { stdio: 'ignore' });
     exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    for (let i = 0; i < 100 && !(await answersPing(port)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    if (!(await answersPing(port))) throw new Error(`private redis-server on ${port} did not answer`);
+    for (let i = 0; i < 100 && !(await answersPing(port, options.password)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (!(await answersPing(port, options.password))) throw new Error(`private redis-server on ${port} did not answer`);
   };
   await launch();
   return {

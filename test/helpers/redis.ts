@@ -8,9 +8,9 @@ import { createServer } from 'node:net';
 export const REDIS_HOST = '127.0.0.1';
 export const REDIS_PORT = 6379;
 
-/** Whether a Redis server on `port` answers PING; false (never a throw) when nothing listens or it does not answer. */
-export async function answersPing(port = REDIS_PORT): Promise<boolean> {
-  const redis = new Redis({ host: REDIS_HOST, port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
+/** Whether a Redis server on `port` answers PING (after AUTH with `password`); false (never a throw) when nothing listens or it does not answer. */
+export async function answersPing(port = REDIS_PORT, password?: string): Promise<boolean> {
+  const redis = new Redis({ host: REDIS_HOST, port, password, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1000 });
   redis.on('error', () => {});
   try {
     await redis.connect();
