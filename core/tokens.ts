@@ -12,6 +12,7 @@
 // payload is ever read as text; at most 1M characters are scanned per request, the rest
 // extrapolated at the rate seen so far (~15 ms of CPU at most).
 import type { ChatRequest, ContentPart } from './chat-types.js';
+import { textTokenBound } from './text-tokens.js';
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
@@ -22,79 +23,38 @@ const FILE_BYTES_PER_TOKEN = 100;
 const FILE_BY_ID = 1000;
 const AUDIO_BYTES_PER_TOKEN = 1000;
 
-// Weights in tokens, from the calibration.
-const WORD_CHARS_PER_TOKEN = 5; // a run of ASCII letters/digits: ~5 characters a token, at least 1
-const LONG_RUN = 24; // longer unbroken runs are hashes, base64, identifiers: denser
-const LONG_RUN_PER_CHAR = 0.6;
-const ASCII_PUNCTUATION = 0.6; // often merged with a neighbour
-const CJK = 1; // CJK ideographs, kana, hangul
-const ASTRAL = 1.5; // emoji and rare symbols (a surrogate pair)
-const OTHER = 0.3; // other scripts: Cyrillic, Arabic, Devanagari, accented Latin
-
-function isRunChar(c: number): boolean {
-  // A-Z a-z 0-9 + / = _ -
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
-}
-
-function isCjk(c: number): boolean {
-  return (c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
-}
-
-/** Estimated tokens of the first `limit` characters of `text`. */
+/** Bound of the first `limit` characters of `text` (core/text-tokens.ts). */
 function scan(text: string, limit: number): number {
-  const end = Math.min(text.length, limit);
-  let tokens = 0;
-  let run = 0;
-  const flush = () => {
-    if (run > LONG_RUN) tokens += run * LONG_RUN_PER_CHAR;
-    else if (run > 0) tokens += Math.max(1, run / WORD_CHARS_PER_TOKEN);
-    run = 0;
-  };
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (isRunChar(c)) {
-      run++;
-      continue;
-    }
-    flush();
-    if (c === 32 || c === 9 || c === 10 || c === 13) continue; // whitespace merges into the next token
-    if (c < 128) tokens += ASCII_PUNCTUATION;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      tokens += ASTRAL;
-      i++;
-    } else tokens += isCjk(c) ? CJK : OTHER;
-  }
-  flush();
-  return tokens;
+  return textTokenBound(text, Math.min(text.length, limit));
 }
 
 /** Estimates one request's text within a scan budget shared by all its parts. */
 class Estimate {
   tokens = 0;
   private budget = SCAN_BUDGET;
-  private scannedChars = 0;
-  private scannedTokens = 0;
 
   text(text: string): void {
     const scanned = Math.min(text.length, this.budget);
     if (scanned > 0) {
-      const tokens = scan(text, scanned);
-      this.tokens += tokens;
-      this.scannedTokens += tokens;
-      this.scannedChars += scanned;
+      this.tokens += scan(text, scanned);
       this.budget -= scanned;
     }
-    // Past the budget: the rate of everything scanned so far, not of this text's first characters.
-    const rest = text.length - scanned;
-    if (rest > 0) this.tokens += (rest * this.scannedTokens) / Math.max(1, this.scannedChars);
+    // Past the budget: the rest's UTF-8 bytes, the byte-level bound (an average rate would let the
+    // text after the budget be anything).
+    if (scanned < text.length) this.tokens += restBytes(text, scanned);
   }
 }
 
-/** Estimated tokens of one text (e.g. generated output that came without a usage report). */
+/** UTF-8 bytes of `text` from `start` (native, no scan in JavaScript). */
+function restBytes(text: string, start: number): number {
+  return Buffer.byteLength(start === 0 ? text : text.slice(start), 'utf8');
+}
+
+/** Tokens one text may cost (e.g. generated output that came without a usage report). */
 export function estimateTextTokens(text: string): number {
-  const end = Math.min(text.length, SCAN_BUDGET);
-  const tokens = scan(text, end);
-  return Math.ceil(end === text.length ? tokens : (tokens * text.length) / Math.max(1, end));
+  const estimate = new Estimate();
+  estimate.text(text);
+  return Math.ceil(estimate.tokens);
 }
 
 /** Bytes of a base64 payload (a data: URL's included), without decoding it. */
