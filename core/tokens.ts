@@ -1,23 +1,32 @@
 // Token estimates before a request is sent (routing on context windows, cost estimates, budget
-// reservations, tokens per minute) and for output that arrived without a usage report. A BPE
-// tokenizer is not used on this path: on adversarial input (long runs of rare CJK characters) it
-// costs ~10 µs per character, so one request could stall the event loop for seconds. Instead a
-// single linear pass weighs each character class, calibrated against OpenAI's o200k encoding (see
-// test/core/tokens.test.ts): natural text in English, code, JSON, CJK, Cyrillic, Arabic, Devanagari
-// and emoji lands within -25%..+45% of it. Bills always come from the provider's reported usage.
-// Rules: 3 tokens per message plus 3 to prime the reply (OpenAI's documented overhead); an image
-// counts 85 tokens at detail "low", 765 otherwise; a file counts 1 token per 100 bytes of its inline
-// data (a PDF page of text and layout is some tens of KB and ~500-1000 tokens), 1000 when it is only
-// referenced by id; audio 1 token per 1000 bytes (~16-32 tokens a second of mp3 or wav) — neither
-// payload is ever read as text; at most 1M characters are scanned per request, the rest
-// extrapolated at the rate seen so far (~15 ms of CPU at most).
+// reservations, tokens per minute) and for output that arrived without a usage report. The promise:
+// an upper bound of the prompt tokens providers bill, so a reservation covers the bill. A BPE
+// tokenizer is not used on this path (on adversarial input it costs ~10 µs per character: one
+// request could stall the event loop for seconds); core/text-tokens.ts bounds each class of
+// characters in one linear pass (~20-40 µs of CPU per KB, bench/tokens.ts). Measured
+// (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
+// combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
+// repeats, mixtures) never finds o200k or cl100k above the estimate; this repository's English
+// docs are over-reserved by +25%, its TypeScript by +27%; CJK, Cyrillic, Arabic and Devanagari text
+// and emoji, weighed by their UTF-8 bytes, by 2-10x. The exception is runs of random ASCII letters
+// ("xqzvbk"), weighed like English words: see text-tokens.ts. Bills come from reported usage.
+// Rules: 3 tokens per message, 1 per name, 3 to prime the reply (OpenAI's documented overhead);
+// tools, response_format schemas and tool calls are estimated as JSON, which has more punctuation
+// than the forms providers render them in; an image counts 1600 tokens whatever its detail (the
+// most OpenAI's tile rule, 1445, and Anthropic's ~1600 count; gpt-4o-mini multiplies its image
+// tokens ~33x to keep dollars equal, and is under-reserved for images); a file counts 1 token per
+// 100 bytes of its inline data, 1000 when referenced by id, audio 1 per 1000 bytes: neither
+// payload is read, so these are typical rates, not bounds (a compressed PDF can hold any amount of
+// text). At most 1M characters are scanned per request; the rest counts its UTF-8 bytes.
 import type { ChatRequest, ContentPart } from './chat-types.js';
 import { textTokenBound } from './text-tokens.js';
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
-const IMAGE_LOW = 85;
-const IMAGE_DEFAULT = 765;
+const PER_NAME = 1; // OpenAI's documented count for a message's name, besides the name's own tokens
+// The most an image costs under the documented rules, whatever its detail: OpenAI's tiles at most
+// 85 + 8 x 170 = 1445 at "high"; Anthropic ignores detail and counts up to ~1600 (1.15 MP / 750).
+const IMAGE = 1600;
 const SCAN_BUDGET = 1_000_000;
 const FILE_BYTES_PER_TOKEN = 100;
 const FILE_BY_ID = 1000;
@@ -71,7 +80,7 @@ function part(estimate: Estimate, value: ContentPart): number {
       if (typeof value.text === 'string') estimate.text(value.text);
       return 0;
     case 'image_url':
-      return (value as { image_url?: { detail?: string } }).image_url?.detail === 'low' ? IMAGE_LOW : IMAGE_DEFAULT;
+      return IMAGE;
     case 'file': {
       const file = (value as { file?: { file_data?: unknown; filename?: unknown } }).file ?? {};
       if (typeof file.filename === 'string') estimate.text(file.filename);
@@ -95,11 +104,14 @@ export function estimatePromptTokens(request: ChatRequest): number {
     const content = message.content;
     if (typeof content === 'string') estimate.text(content);
     else if (Array.isArray(content)) for (const value of content) fixed += part(estimate, value);
-    if (message.name) estimate.text(message.name);
-    for (const call of message.tool_calls ?? []) {
-      estimate.text(call.function.name);
-      estimate.text(call.function.arguments);
+    if (message.name) {
+      fixed += PER_NAME;
+      estimate.text(message.name);
     }
+    if (typeof message.tool_call_id === 'string') estimate.text(message.tool_call_id);
+    // A call as JSON: its name and arguments plus the punctuation around them, more than the
+    // format the provider renders it in (like tools and schemas below).
+    for (const call of message.tool_calls ?? []) estimate.text(JSON.stringify(call.function));
   }
   if (request.tools?.length) estimate.text(JSON.stringify(request.tools));
   if (request.response_format?.type === 'json_schema') estimate.text(JSON.stringify(request.response_format.json_schema));
@@ -116,7 +128,7 @@ export function promptTokensUpperBound(request: ChatRequest, bodyBytes: number):
   for (const message of request.messages) {
     if (!Array.isArray(message.content)) continue;
     for (const value of message.content) {
-      if (value.type === 'image_url') flat += IMAGE_DEFAULT;
+      if (value.type === 'image_url') flat += IMAGE;
       else if (value.type === 'file') flat += FILE_BY_ID;
     }
   }

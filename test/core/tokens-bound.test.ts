@@ -91,3 +91,30 @@ t.test('English prose and code are over-reserved by at most ~25% against o200k',
     t.ok(ratio >= 1 && ratio <= 1.27, `${name}, ${text.length} characters: estimate / o200k = ${ratio.toFixed(3)}, / cl100k = ${(estimateTextTokens(text) / cl100k(text)).toFixed(3)}`);
   }
 });
+
+t.test('the weights core/text-tokens.ts relies on hold exhaustively in both vocabularies', async (t) => {
+  const most = (text: string) => Math.max(o200k(text), cl100k(text));
+  let digitGroups = 0;
+  for (let length = 1; length <= 3; length++) {
+    for (let n = 0; n < 10 ** length; n++) if (most(String(n).padStart(length, '0')) > 1) digitGroups++;
+  }
+  t.equal(digitGroups, 0, 'every group of 1-3 digits is one token');
+  for (const [char, perToken] of [[' ', 32], ['\t', 8], ['\n', 8]] as const) {
+    const over = Array.from({ length: 512 }, (_, i) => i + 1).filter((n) => most(char.repeat(n)) > 1 + Math.floor(n / perToken));
+    t.same(over, [], `${JSON.stringify(char)} × n is at most 1 + n/${perToken} tokens for n ≤ 512`);
+  }
+  const punctuation = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((char) => !/[A-Za-z0-9]/.test(char));
+  t.same(punctuation.filter((char) => Array.from({ length: 256 }, (_, i) => i + 1).some((n) => most(char.repeat(n)) > 1 + Math.floor(n / 2))), [], 'a mark repeated n times is at most 1 + n/2 tokens for n ≤ 256');
+  t.same(punctuation.filter((char) => most(` ${char}`) > 1), [], 'a space before any mark is one token with it');
+});
+
+t.test('runs of random lowercase letters are the exception: measured, not bounded', async (t) => {
+  // Weighed like English words (1 + length/8), pseudo-words cost more than estimated. This records
+  // by how much, so a change to the word weight shows here.
+  let worst = 0;
+  for (let i = 0; i < 200; i++) {
+    const text = repeat(20, () => ' ' + repeat(3 + int(10), () => String.fromCharCode(97 + int(26))));
+    worst = Math.max(worst, Math.max(o200k(text), cl100k(text)) / estimateTextTokens(text));
+  }
+  t.ok(worst > 1 && worst < 3.5, `billed / estimate up to ${worst.toFixed(2)} on random lowercase words`);
+});
