@@ -9,18 +9,23 @@
 //   newline 8; checked up to n = 512), and of identical ASCII punctuation 1 + n/2;
 // - every other character — CJK, combining marks, emoji and their joiners, other whitespace — costs
 //   its UTF-8 bytes (2, 3, or 4 for a surrogate pair), the byte-level bound;
-// - a lone space or tab before a word, or a space before punctuation, is free: the providers merge
-//   it into the next piece.
+// - a lone space or tab before a word, a space before a punctuation mark (each " !"…" ~" is one
+//   token) and a lone mark before a word (".method", "(x") are free: they join the next piece;
+//   the last whitespace before anything else (a digit: "1 2 3") is a piece, a token, of its own.
 // ASCII letters are the exception: no weight can bound a run of random letters ("xqzvbk" is 4-5
-// tokens) without charging ordinary words 4x, so a run of lowercase letters (optionally
-// capitalized) of length L is weighed 1 + L/6 — above what English and code words cost — and only
-// letter pieces of 1-2 characters, all-caps runs and mixed fragments are weighed by their bytes.
+// tokens) without charging ordinary words 4x, so a lowercase word (optionally capitalized) of L
+// letters, L <= 16, is weighed 1 + L/8 — above what English and code words cost, 1.0-1.5 on average
+// for every length — and pseudo-words are billed up to ~3.3x that (tokens-bound.test.ts measures
+// it). Longer letter runs, all-caps runs and 1-2 letter fragments inside other text (base64) are
+// weighed by their bytes, and so are the letters of a run with digits or longer than 24 (hex,
+// base64).
 const SPACE_RUN = 32;
 const TAB_RUN = 8;
 const NEWLINE_RUN = 8;
 const PUNCTUATION_RUN = 2;
 const WORD_LETTERS_PER_EXTRA_TOKEN = 8;
 const LONGEST_WORD = 16; // longer letter runs are not words ("ababab…" is a token per 2 letters): their bytes
+const LONGEST_IDENTIFIER = 24; // longer runs of letters and digits are hashes or base64: their bytes
 
 const LETTER = 1;
 const DIGIT = 2;
@@ -43,10 +48,20 @@ const isUpper = (c: number) => c >= 65 && c <= 90;
 export function textTokenBound(text: string, end: number): number {
   let tokens = 0;
   let i = 0;
+  // The run of ASCII letters and digits the scan is in, and whether it is dense: with a digit, or
+  // longer than an identifier (hex, base64, hashes), where letters are weighed by their bytes.
+  let runEnd = 0;
+  let dense = false;
   while (i < end) {
     const c = text.charCodeAt(i);
     const k = kind(c);
     let j = i + 1;
+    if ((k === LETTER || k === DIGIT) && i >= runEnd) {
+      let hasDigit = false;
+      runEnd = i;
+      for (let kr = k; runEnd < end && (kr === LETTER || kr === DIGIT); kr = kind(text.charCodeAt(++runEnd))) hasDigit ||= kr === DIGIT;
+      dense = hasDigit || runEnd - i > LONGEST_IDENTIFIER;
+    }
     if (k === LETTER) {
       // o200k splits a letter run where a lowercase letter is followed by a capital (camelCase).
       let upper = isUpper(c) ? 1 : 0;
@@ -61,7 +76,7 @@ export function textTokenBound(text: string, end: number): number {
       }
       // A piece with no letter or digit beside it is a whole word; others are fragments (camelCase, base64).
       const whole = (i === 0 || !isAlnum(text.charCodeAt(i - 1))) && (j >= end || !isAlnum(text.charCodeAt(j)));
-      tokens += letterPiece(j - i, upper, whole);
+      tokens += dense ? j - i : letterPiece(j - i, upper, whole);
     } else if (k === DIGIT) {
       while (j < end && kind(text.charCodeAt(j)) === DIGIT) j++;
       tokens += Math.ceil((j - i) / 3);
@@ -71,8 +86,8 @@ export function textTokenBound(text: string, end: number): number {
     } else if (k === PUNCT) {
       while (j < end && text.charCodeAt(j) === c) j++;
       // A lone mark before a letter is the word's leading character (".method", "(x", "_id").
-      if (j - i === 1 && j < end && kind(text.charCodeAt(j)) === LETTER) tokens += 0;
-      else tokens += 1 + Math.floor((j - i) / PUNCTUATION_RUN);
+      const leadsWord = j - i === 1 && j < end && kind(text.charCodeAt(j)) === LETTER;
+      if (!leadsWord) tokens += 1 + Math.floor((j - i) / PUNCTUATION_RUN);
     } else if (k === CONTROL) {
       tokens += 1;
     } else {
