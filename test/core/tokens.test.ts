@@ -24,9 +24,9 @@ const natural: Record<string, string> = {
   base64: Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7919) % 256)).toString('base64'),
 };
 
-// Latin-script text is estimated by calibrated word weights; other scripts and emoji by their UTF-8
-// bytes, the byte-level bound, so they are reserved at several times their cost.
-const closest = new Set(['english', 'code', 'german', 'markdown', 'base64']);
+// Latin-script text is estimated by calibrated word weights; other scripts, emoji and the letters of
+// base64 by their UTF-8 bytes, the byte-level bound, so they are reserved above their cost.
+const closest = new Set(['english', 'code', 'german', 'markdown']);
 
 t.test('natural text of many scripts is never estimated below o200k; Latin-script text within +30%', async (t) => {
   for (const [name, text] of Object.entries(natural)) {
