@@ -112,8 +112,13 @@ export function estimatePromptTokens(request: ChatRequest): number {
     // A call as JSON: its name and arguments plus the punctuation around them, more than the
     // format the provider renders it in (like tools and schemas below).
     for (const call of message.tool_calls ?? []) estimate.text(JSON.stringify(call.function));
+    // The deprecated single call of an assistant message, still accepted and billed.
+    const legacyCall = (message as { function_call?: unknown }).function_call;
+    if (legacyCall !== undefined && legacyCall !== null) estimate.text(JSON.stringify(legacyCall));
   }
   if (request.tools?.length) estimate.text(JSON.stringify(request.tools));
+  // The deprecated form of tools.
+  if (Array.isArray(request.functions) && request.functions.length > 0) estimate.text(JSON.stringify(request.functions));
   if (request.response_format?.type === 'json_schema') estimate.text(JSON.stringify(request.response_format.json_schema));
   return fixed + Math.ceil(estimate.tokens);
 }

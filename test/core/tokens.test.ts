@@ -105,3 +105,23 @@ t.test('files and audio count by their payload size, never as text', async (t) =
   t.ok(estimate >= expected && estimate <= expected + 10, `estimated ${estimate} (the file name adds a few)`);
   t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), 'never above the upper bound');
 });
+
+t.test('everything a provider renders into the prompt is counted: names, tool call ids, calls, tools and their deprecated forms', async (t) => {
+  const base: ChatRequest = { model: 'x', messages: [{ role: 'user', content: 'hi' }] };
+  const baseline = estimatePromptTokens(base);
+  const call = { name: 'lookup', arguments: '{"q":"paris"}' };
+  const more: Array<[string, ChatRequest]> = [
+    ['a name', { ...base, messages: [{ role: 'user', content: 'hi', name: 'alice' }] }],
+    ['a tool call id', { ...base, messages: [{ role: 'tool', content: 'hi', tool_call_id: 'call_0123456789' }] }],
+    ['a tool call', { ...base, messages: [{ role: 'user', content: 'hi', tool_calls: [{ id: 'c', type: 'function', function: call }] }] }],
+    ['a legacy function call', { ...base, messages: [{ role: 'user', content: 'hi', function_call: call }] }],
+    ['tools', { ...base, tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] }],
+    ['legacy functions', { ...base, functions: [{ name: 'lookup', parameters: { type: 'object' } }] }],
+    ['a response schema', { ...base, response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object' } } } }],
+  ];
+  for (const [what, request] of more) {
+    const estimate = estimatePromptTokens(request);
+    t.ok(estimate > baseline, `${what}: ${estimate} > ${baseline}`);
+    t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), `${what}: under the router's bound`);
+  }
+});
