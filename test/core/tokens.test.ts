@@ -5,7 +5,7 @@
 import t from 'tap';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimatePromptTokens, estimateTextTokens, promptTokensUpperBound } from '../../core/tokens.js';
-import type { ChatRequest } from '../../core/chat-types.js';
+import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
 
 const natural: Record<string, string> = {
   english:
@@ -114,7 +114,7 @@ t.test('everything a provider renders into the prompt is counted: names, tool ca
     ['a name', { ...base, messages: [{ role: 'user', content: 'hi', name: 'alice' }] }],
     ['a tool call id', { ...base, messages: [{ role: 'tool', content: 'hi', tool_call_id: 'call_0123456789' }] }],
     ['a tool call', { ...base, messages: [{ role: 'user', content: 'hi', tool_calls: [{ id: 'c', type: 'function', function: call }] }] }],
-    ['a legacy function call', { ...base, messages: [{ role: 'user', content: 'hi', function_call: call }] }],
+    ['a legacy function call', { ...base, messages: [{ role: 'assistant', content: null, function_call: call } as ChatMessage] }],
     ['tools', { ...base, tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] }],
     ['legacy functions', { ...base, functions: [{ name: 'lookup', parameters: { type: 'object' } }] }],
     ['a response schema', { ...base, response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object' } } } }],
