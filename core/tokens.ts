@@ -3,7 +3,7 @@
 // an upper bound of the prompt tokens providers bill, so a reservation covers the bill. A BPE
 // tokenizer is not used on this path (on adversarial input it costs ~10 µs per character: one
 // request could stall the event loop for seconds); core/text-tokens.ts bounds each class of
-// characters in one linear pass (~20-40 µs of CPU per KB, bench/tokens.ts). Measured
+// characters in one linear pass (~10-45 µs of CPU per KB, bench/tokens.ts). Measured
 // (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
 // combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
 // repeats, mixtures) never finds o200k or cl100k above the estimate; this repository's English
