@@ -2,7 +2,8 @@
 // bare http-proxy pass-through, and the gateway with its whole pipeline (auth on; every limit,
 // cache and metrics plugin active but sized not to refuse, and each request unique so the cache
 // misses). At 50 and 1 connections, non-stream and stream. Reports req/s, p50/p99, added latency,
-// CPU time per request of the measured process (from /proc), RSS, and the ratios. The load
+// CPU time per request of the measured process (from /proc), RSS, and the ratios; then the
+// prompt-token estimator's CPU per KB of text (bench/tokens.ts). The load
 // generator is pinned to core 0, the servers to core 1 (taskset); targets alternate A B C A B C
 // after a warm-up (3 s per target and mode at 50 connections before anything is measured, then
 // 1.5 s before each measurement). BENCH_DURATION_MS (default 4000), BENCH_ROUNDS (default 2) and
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { load, percentile } from './load.js';
 import { projectRoot } from '../core/paths.js';
+import { printEstimatorCost } from './tokens.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARMUP = Math.min(1500, DURATION / 2);
@@ -158,6 +160,7 @@ async function main() {
   );
   console.log(`cache hits during the measurements above: ${hitsWhileMeasuring} (every request there is unique: each is a miss that stores its answer)`);
   if (hitsWhileMeasuring > 0) process.exitCode = 1;
+  printEstimatorCost();
 }
 
 /** modelgate_cache_hits_total as the gateway's /metrics reports it. */

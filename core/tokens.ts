@@ -1,100 +1,69 @@
 // Token estimates before a request is sent (routing on context windows, cost estimates, budget
-// reservations, tokens per minute) and for output that arrived without a usage report. A BPE
-// tokenizer is not used on this path: on adversarial input (long runs of rare CJK characters) it
-// costs ~10 µs per character, so one request could stall the event loop for seconds. Instead a
-// single linear pass weighs each character class, calibrated against OpenAI's o200k encoding (see
-// test/core/tokens.test.ts): natural text in English, code, JSON, CJK, Cyrillic, Arabic, Devanagari
-// and emoji lands within -25%..+45% of it. Bills always come from the provider's reported usage.
-// Rules: 3 tokens per message plus 3 to prime the reply (OpenAI's documented overhead); an image
-// counts 85 tokens at detail "low", 765 otherwise; a file counts 1 token per 100 bytes of its inline
-// data (a PDF page of text and layout is some tens of KB and ~500-1000 tokens), 1000 when it is only
-// referenced by id; audio 1 token per 1000 bytes (~16-32 tokens a second of mp3 or wav) — neither
-// payload is ever read as text; at most 1M characters are scanned per request, the rest
-// extrapolated at the rate seen so far (~15 ms of CPU at most).
+// reservations, tokens per minute) and for output that arrived without a usage report. The promise:
+// an upper bound of the prompt tokens providers bill, so a reservation covers the bill. A BPE
+// tokenizer is not used on this path (on adversarial input it costs ~10 µs per character: one
+// request could stall the event loop for seconds); core/text-tokens.ts bounds each class of
+// characters in one linear pass (~10-45 µs of CPU per KB, bench/tokens.ts). Measured
+// (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
+// combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
+// repeats, mixtures) never finds o200k or cl100k above the estimate; this repository's English
+// docs are over-reserved by +25%, its TypeScript by +27%; CJK, Cyrillic, Arabic and Devanagari text
+// and emoji, weighed by their UTF-8 bytes, by 2-10x. The exception is runs of random ASCII letters
+// ("xqzvbk"), weighed like English words: see text-tokens.ts. Bills come from reported usage.
+// Rules: 3 tokens per message, 1 per name, 3 to prime the reply (OpenAI's documented overhead);
+// tools, response_format schemas and tool calls are estimated as JSON, which has more punctuation
+// than the forms providers render them in; an image counts 1600 tokens whatever its detail (the
+// most OpenAI's tile rule, 1445, and Anthropic's ~1600 count; gpt-4o-mini multiplies its image
+// tokens ~33x to keep dollars equal, and is under-reserved for images); a file counts 1 token per
+// 100 bytes of its inline data, 1000 when referenced by id, audio 1 per 1000 bytes: neither
+// payload is read, so these are typical rates, not bounds (a compressed PDF can hold any amount of
+// text). At most 1M characters are scanned per request; the rest counts its UTF-8 bytes.
 import type { ChatRequest, ContentPart } from './chat-types.js';
+import { textTokenBound } from './text-tokens.js';
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
-const IMAGE_LOW = 85;
-const IMAGE_DEFAULT = 765;
+const PER_NAME = 1; // OpenAI's documented count for a message's name, besides the name's own tokens
+// The most an image costs under the documented rules, whatever its detail: OpenAI's tiles at most
+// 85 + 8 x 170 = 1445 at "high"; Anthropic ignores detail and counts up to ~1600 (1.15 MP / 750).
+const IMAGE = 1600;
 const SCAN_BUDGET = 1_000_000;
 const FILE_BYTES_PER_TOKEN = 100;
 const FILE_BY_ID = 1000;
 const AUDIO_BYTES_PER_TOKEN = 1000;
 
-// Weights in tokens, from the calibration.
-const WORD_CHARS_PER_TOKEN = 5; // a run of ASCII letters/digits: ~5 characters a token, at least 1
-const LONG_RUN = 24; // longer unbroken runs are hashes, base64, identifiers: denser
-const LONG_RUN_PER_CHAR = 0.6;
-const ASCII_PUNCTUATION = 0.6; // often merged with a neighbour
-const CJK = 1; // CJK ideographs, kana, hangul
-const ASTRAL = 1.5; // emoji and rare symbols (a surrogate pair)
-const OTHER = 0.3; // other scripts: Cyrillic, Arabic, Devanagari, accented Latin
-
-function isRunChar(c: number): boolean {
-  // A-Z a-z 0-9 + / = _ -
-  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 43 || c === 47 || c === 61 || c === 95 || c === 45;
-}
-
-function isCjk(c: number): boolean {
-  return (c >= 0x2e80 && c <= 0x9fff) || (c >= 0xac00 && c <= 0xd7af) || (c >= 0xf900 && c <= 0xfaff);
-}
-
-/** Estimated tokens of the first `limit` characters of `text`. */
+/** Bound of the first `limit` characters of `text` (core/text-tokens.ts). */
 function scan(text: string, limit: number): number {
-  const end = Math.min(text.length, limit);
-  let tokens = 0;
-  let run = 0;
-  const flush = () => {
-    if (run > LONG_RUN) tokens += run * LONG_RUN_PER_CHAR;
-    else if (run > 0) tokens += Math.max(1, run / WORD_CHARS_PER_TOKEN);
-    run = 0;
-  };
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    if (isRunChar(c)) {
-      run++;
-      continue;
-    }
-    flush();
-    if (c === 32 || c === 9 || c === 10 || c === 13) continue; // whitespace merges into the next token
-    if (c < 128) tokens += ASCII_PUNCTUATION;
-    else if (c >= 0xd800 && c <= 0xdbff) {
-      tokens += ASTRAL;
-      i++;
-    } else tokens += isCjk(c) ? CJK : OTHER;
-  }
-  flush();
-  return tokens;
+  return textTokenBound(text, Math.min(text.length, limit));
 }
 
 /** Estimates one request's text within a scan budget shared by all its parts. */
 class Estimate {
   tokens = 0;
   private budget = SCAN_BUDGET;
-  private scannedChars = 0;
-  private scannedTokens = 0;
 
   text(text: string): void {
     const scanned = Math.min(text.length, this.budget);
     if (scanned > 0) {
-      const tokens = scan(text, scanned);
-      this.tokens += tokens;
-      this.scannedTokens += tokens;
-      this.scannedChars += scanned;
+      this.tokens += scan(text, scanned);
       this.budget -= scanned;
     }
-    // Past the budget: the rate of everything scanned so far, not of this text's first characters.
-    const rest = text.length - scanned;
-    if (rest > 0) this.tokens += (rest * this.scannedTokens) / Math.max(1, this.scannedChars);
+    // Past the budget: the rest's UTF-8 bytes, the byte-level bound (an average rate would let the
+    // text after the budget be anything).
+    if (scanned < text.length) this.tokens += restBytes(text, scanned);
   }
 }
 
-/** Estimated tokens of one text (e.g. generated output that came without a usage report). */
+/** UTF-8 bytes of `text` from `start` (native, no scan in JavaScript). */
+function restBytes(text: string, start: number): number {
+  return Buffer.byteLength(start === 0 ? text : text.slice(start), 'utf8');
+}
+
+/** Tokens one text may cost (e.g. generated output that came without a usage report). */
 export function estimateTextTokens(text: string): number {
-  const end = Math.min(text.length, SCAN_BUDGET);
-  const tokens = scan(text, end);
-  return Math.ceil(end === text.length ? tokens : (tokens * text.length) / Math.max(1, end));
+  const estimate = new Estimate();
+  estimate.text(text);
+  return Math.ceil(estimate.tokens);
 }
 
 /** Bytes of a base64 payload (a data: URL's included), without decoding it. */
@@ -111,7 +80,7 @@ function part(estimate: Estimate, value: ContentPart): number {
       if (typeof value.text === 'string') estimate.text(value.text);
       return 0;
     case 'image_url':
-      return (value as { image_url?: { detail?: string } }).image_url?.detail === 'low' ? IMAGE_LOW : IMAGE_DEFAULT;
+      return IMAGE;
     case 'file': {
       const file = (value as { file?: { file_data?: unknown; filename?: unknown } }).file ?? {};
       if (typeof file.filename === 'string') estimate.text(file.filename);
@@ -135,13 +104,21 @@ export function estimatePromptTokens(request: ChatRequest): number {
     const content = message.content;
     if (typeof content === 'string') estimate.text(content);
     else if (Array.isArray(content)) for (const value of content) fixed += part(estimate, value);
-    if (message.name) estimate.text(message.name);
-    for (const call of message.tool_calls ?? []) {
-      estimate.text(call.function.name);
-      estimate.text(call.function.arguments);
+    if (message.name) {
+      fixed += PER_NAME;
+      estimate.text(message.name);
     }
+    if (typeof message.tool_call_id === 'string') estimate.text(message.tool_call_id);
+    // A call as JSON: its name and arguments plus the punctuation around them, more than the
+    // format the provider renders it in (like tools and schemas below).
+    for (const call of message.tool_calls ?? []) estimate.text(JSON.stringify(call.function));
+    // The deprecated single call of an assistant message, still accepted and billed.
+    const legacyCall = (message as { function_call?: unknown }).function_call;
+    if (legacyCall !== undefined && legacyCall !== null) estimate.text(JSON.stringify(legacyCall));
   }
   if (request.tools?.length) estimate.text(JSON.stringify(request.tools));
+  // The deprecated form of tools.
+  if (Array.isArray(request.functions) && request.functions.length > 0) estimate.text(JSON.stringify(request.functions));
   if (request.response_format?.type === 'json_schema') estimate.text(JSON.stringify(request.response_format.json_schema));
   return fixed + Math.ceil(estimate.tokens);
 }
@@ -156,7 +133,7 @@ export function promptTokensUpperBound(request: ChatRequest, bodyBytes: number):
   for (const message of request.messages) {
     if (!Array.isArray(message.content)) continue;
     for (const value of message.content) {
-      if (value.type === 'image_url') flat += IMAGE_DEFAULT;
+      if (value.type === 'image_url') flat += IMAGE;
       else if (value.type === 'file') flat += FILE_BY_ID;
     }
   }

@@ -1,0 +1,66 @@
+// The prompt-token estimator's CPU cost per KB of text (core/tokens.ts): ordinary text (this
+// repository's docs and sources) and adversarial text (whitespace mixtures, digits, rare CJK,
+// combining marks, emoji sequences, random code points). Printed by npm run bench; alone:
+// npx tsx bench/tokens.ts.
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { estimateTextTokens } from '../core/tokens.js';
+import { projectRoot } from '../core/paths.js';
+
+const SIZE = 1_000_000; // characters per sample: the per-request scan budget
+
+function read(dir: string, ext: string): string {
+  return readdirSync(join(projectRoot, dir))
+    .filter((file) => file.endsWith(ext))
+    .map((file) => readFileSync(join(projectRoot, dir, file), 'utf8'))
+    .join('\n');
+}
+
+function fill(piece: string): string {
+  return piece.repeat(Math.ceil(SIZE / piece.length)).slice(0, SIZE);
+}
+
+function samples(): Record<string, string> {
+  let seed = 1;
+  const next = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff);
+  const codePoint = () => {
+    const value = next() % 0x110000;
+    return value >= 0xd800 && value <= 0xdfff ? 0x3f : value; // surrogates are not code points
+  };
+  const randomCodePoints = Array.from({ length: 4096 }, () => String.fromCodePoint(codePoint())).join('');
+  return {
+    'English prose (docs/*.md)': fill(read('docs', '.md')),
+    'TypeScript (core/*.ts)': fill(read('core', '.ts')),
+    'whitespace attack ("\\n\\t \\t\\n ")': fill('\n\t \t\n '),
+    'digits separated by spaces': fill('1 2 3 4 5 6 7 8 9 '),
+    'rare CJK ideographs': fill(Array.from({ length: 4096 }, (_, i) => String.fromCharCode(0x4e00 + ((i * 7919) % 20000))).join('')),
+    'combining marks': fill('a\u0301\u0302\u0303\u0304'),
+    'emoji ZWJ sequences': fill('👨‍👩‍👧‍👦🏳️‍🌈👍🏽'),
+    'random code points': fill(randomCodePoints),
+  };
+}
+
+/** µs of CPU per KB (1,000 UTF-16 characters) of each sample, the best of five runs. */
+export function measureEstimator(): Array<{ sample: string; usPerKb: number; tokensPerChar: number }> {
+  return Object.entries(samples()).map(([sample, text]) => {
+    let tokens = 0;
+    let best = Infinity;
+    for (let run = 0; run < 5; run++) {
+      const started = process.cpuUsage();
+      tokens = estimateTextTokens(text);
+      const used = process.cpuUsage(started);
+      best = Math.min(best, used.user + used.system);
+    }
+    return { sample, usPerKb: (best * 1000) / text.length, tokensPerChar: tokens / text.length };
+  });
+}
+
+export function printEstimatorCost(): void {
+  console.log('\nprompt-token estimator (core/tokens.ts), 1M characters per sample, best of 5:');
+  console.log('| text | µs CPU per KB | estimated tokens per character |');
+  console.log('|---|---|---|');
+  for (const row of measureEstimator()) console.log(`| ${row.sample} | ${row.usPerKb.toFixed(2)} | ${row.tokensPerChar.toFixed(3)} |`);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) printEstimatorCost();

@@ -1,0 +1,120 @@
+// The token estimate is an upper bound of what providers bill: a seeded fuzz over adversarial
+// text classes never finds a text that o200k or cl100k (gpt-tokenizer) count above the estimate,
+// while realistic English prose and code (this repository's docs and sources) are over-reserved
+// by at most ~25%.
+import t from 'tap';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
+import { estimateTextTokens } from '../../core/tokens.js';
+import { projectRoot } from '../../core/paths.js';
+
+/** mulberry32: the same texts on every run. */
+function seeded(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const random = seeded(20261125);
+const int = (n: number) => Math.floor(random() * n);
+const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+const repeat = (n: number, f: () => string) => Array.from({ length: n }, f).join('');
+const between = (lo: number, hi: number) => String.fromCodePoint(lo + int(hi - lo + 1));
+
+const WHITESPACE = [' ', '\t', '\n', '\r', '\r\n', '\v', '\f', '\u00a0', '\u1680', '\u2003', '\u2028', '\u2029', '\u202f', '\u3000', '\ufeff', '\u0085'];
+const EMOJI = ['😀', '🎉', '👍', '❤️', '✅', '🇫🇷', '🇯🇵', '👍🏽', '👩‍💻', '👨‍👩‍👧‍👦', '🏳️‍🌈', '🧑🏿‍🚀', '#️⃣', '🫠'];
+const CODE = ['function', 'const', '=>', '{', '}', '(', ')', ';', '\n', '  ', 'return', 'x', '_', 'fooBar', '0x1f', '[]', '===', '/*', '*/', '//', '"str"', "'a'", '`${', '}`', '<div>', '</div>', '::', '->', '\t'];
+
+/** Generators of adversarial text, by class: each returns one sample. */
+const classes: Record<string, () => string> = {
+  'whitespace of every kind': () => repeat(1 + int(400), () => pick(WHITESPACE)),
+  'whitespace of one kind': () => pick(WHITESPACE).repeat(1 + int(3000)),
+  'the whitespace attack': () => '\n\t \t\n '.repeat(1 + int(600)),
+  'digits': () => repeat(1 + int(2000), () => String(int(10))),
+  'digits with separators': () => repeat(1 + int(500), () => String(int(1000)) + pick([' ', ',', '.', '\n', '-', ' ,', '  ', '\t', '/'])),
+  'other numerals': () => repeat(1 + int(300), () => pick([between(0x660, 0x669), between(0xff10, 0xff19), between(0x2160, 0x2188), between(0x2460, 0x24ff), '²', '½'])),
+  'CJK': () => repeat(1 + int(500), () => pick([between(0x4e00, 0x9fff), between(0x3400, 0x4dbf), between(0xac00, 0xd7a3), between(0x3040, 0x30ff), between(0x20000, 0x2a6df)])),
+  'combining marks': () => repeat(1 + int(300), () => pick(['a', 'e', 'Z', ' ', 'и']) + repeat(1 + int(6), () => between(0x300, 0x36f))),
+  'emoji, ZWJ sequences, flags, skin tones': () => repeat(1 + int(300), () => pick(EMOJI) + (random() < 0.3 ? pick(['\u200d', '\ufe0f', between(0x1f3fb, 0x1f3ff), ' ']) : '')),
+  'regional indicators': () => repeat(1 + int(300), () => between(0x1f1e6, 0x1f1ff)),
+  'base64': () => Buffer.from(Array.from({ length: 1 + int(3000) }, () => int(256))).toString('base64'),
+  'hex': () => Buffer.from(Array.from({ length: 1 + int(1000) }, () => int(256))).toString('hex'),
+  'code': () => repeat(1 + int(500), () => pick(CODE) + (random() < 0.5 ? ' ' : '')),
+  'punctuation': () => repeat(1 + int(1000), () => String.fromCharCode(pick([33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 58, 59, 60, 61, 62, 63, 64, 91, 92, 93, 94, 95, 96, 123, 124, 125, 126]))),
+  'ASCII controls': () => repeat(1 + int(1000), () => String.fromCharCode(int(32))),
+  'long repeats': () => pick(['a', 'ab', ' 1', '\n\n', '🙂', '\u0301', '=', '-_', '的', '\u200d', ' .', 'é', '\t\n']).repeat(1 + int(5000)),
+  'random bytes as UTF-8': () => Buffer.from(Array.from({ length: 1 + int(2000) }, () => int(256))).toString('utf8'),
+  'random code points': () => repeat(1 + int(500), () => String.fromCodePoint(pick([int(0x80), int(0x800), int(0x10000), int(0x110000)]))).replace(/[\ud800-\udfff]/g, '?'),
+  'lone surrogates': () => repeat(1 + int(300), () => String.fromCharCode(0xd800 + int(0x800))),
+};
+classes['mixtures of all'] = () => repeat(2 + int(8), () => classes[pick(Object.keys(classes).filter((name) => name !== 'mixtures of all'))]!().slice(0, 400));
+
+t.test('no text of any adversarial class costs more tokens than estimated, in o200k or cl100k', async (t) => {
+  const samples = Number(process.env.TOKENS_FUZZ_SAMPLES ?? 40);
+  let worstO = 0;
+  let worstCl = 0;
+  for (const [name, generate] of Object.entries(classes)) {
+    let failures = 0;
+    let classWorst = 0;
+    for (let i = 0; i < samples; i++) {
+      const text = generate();
+      const estimate = estimateTextTokens(text);
+      const o = o200k(text);
+      const cl = cl100k(text);
+      classWorst = Math.max(classWorst, o / estimate, cl / estimate);
+      worstO = Math.max(worstO, o / estimate);
+      worstCl = Math.max(worstCl, cl / estimate);
+      if (o > estimate || cl > estimate) {
+        failures++;
+        if (failures <= 3) t.fail(`${name}: o200k ${o}, cl100k ${cl} > estimate ${estimate} for ${JSON.stringify(text.slice(0, 80))}…`);
+      }
+    }
+    t.equal(failures, 0, `${name}: billed / estimate at most ${classWorst.toFixed(3)}`);
+  }
+  t.comment(`worst billed / estimate over the fuzz: o200k ${worstO.toFixed(3)}, cl100k ${worstCl.toFixed(3)}`);
+});
+
+t.test('English prose and code are over-reserved by at most ~25% against o200k', async (t) => {
+  const read = (dir: string, ext: string) =>
+    readdirSync(join(projectRoot, dir))
+      .filter((file) => file.endsWith(ext))
+      .map((file) => readFileSync(join(projectRoot, dir, file), 'utf8'))
+      .join('\n');
+  const samples = { 'English prose (docs/*.md)': read('docs', '.md'), 'TypeScript (core/*.ts, plugins/*.ts)': read('core', '.ts') + read('plugins', '.ts') };
+  for (const [name, text] of Object.entries(samples)) {
+    const ratio = estimateTextTokens(text) / o200k(text);
+    t.ok(ratio >= 1 && ratio <= 1.27, `${name}, ${text.length} characters: estimate / o200k = ${ratio.toFixed(3)}, / cl100k = ${(estimateTextTokens(text) / cl100k(text)).toFixed(3)}`);
+  }
+});
+
+t.test('the weights core/text-tokens.ts relies on hold exhaustively in both vocabularies', async (t) => {
+  const most = (text: string) => Math.max(o200k(text), cl100k(text));
+  let digitGroups = 0;
+  for (let length = 1; length <= 3; length++) {
+    for (let n = 0; n < 10 ** length; n++) if (most(String(n).padStart(length, '0')) > 1) digitGroups++;
+  }
+  t.equal(digitGroups, 0, 'every group of 1-3 digits is one token');
+  for (const [char, perToken] of [[' ', 32], ['\t', 8], ['\n', 8]] as const) {
+    const over = Array.from({ length: 512 }, (_, i) => i + 1).filter((n) => most(char.repeat(n)) > 1 + Math.floor(n / perToken));
+    t.same(over, [], `${JSON.stringify(char)} × n is at most 1 + n/${perToken} tokens for n ≤ 512`);
+  }
+  const punctuation = Array.from({ length: 94 }, (_, i) => String.fromCharCode(33 + i)).filter((char) => !/[A-Za-z0-9]/.test(char));
+  t.same(punctuation.filter((char) => Array.from({ length: 256 }, (_, i) => i + 1).some((n) => most(char.repeat(n)) > 1 + Math.floor(n / 2))), [], 'a mark repeated n times is at most 1 + n/2 tokens for n ≤ 256');
+  t.same(punctuation.filter((char) => most(` ${char}`) > 1), [], 'a space before any mark is one token with it');
+});
+
+t.test('runs of random lowercase letters are the exception: measured, not bounded', async (t) => {
+  // Weighed like English words (1 + length/8), pseudo-words cost more than estimated. This records
+  // by how much, so a change to the word weight shows here.
+  let worst = 0;
+  for (let i = 0; i < 200; i++) {
+    const text = repeat(20, () => ' ' + repeat(3 + int(10), () => String.fromCharCode(97 + int(26))));
+    worst = Math.max(worst, Math.max(o200k(text), cl100k(text)) / estimateTextTokens(text));
+  }
+  t.ok(worst > 1 && worst < 3.5, `billed / estimate up to ${worst.toFixed(2)} on random lowercase words`);
+});
