@@ -12,18 +12,26 @@
 // - a lone space or tab before a word, a space before a punctuation mark (each " !"…" ~" is one
 //   token) and a lone mark before a word (".method", "(x") are free: they join the next piece;
 //   the last whitespace before anything else (a digit: "1 2 3") is a piece, a token, of its own.
-// ASCII letters are the exception: no weight can bound a run of random letters ("xqzvbk" is 4-5
-// tokens) without charging ordinary words 4x, so a lowercase word (optionally capitalized) of L
-// letters, L <= 16, is weighed 1 + L/8 — above what English and code words cost, 1.0-1.5 on average
-// for every length — and pseudo-words are billed up to ~3.3x that (tokens-bound.test.ts measures
-// it). Longer letter runs, all-caps runs and 1-2 letter fragments inside other text (base64) are
-// weighed by their bytes, and so are the letters of a run with digits or longer than 24 (hex,
-// base64).
+// ASCII letters: a lowercase word (optionally capitalized) of L <= 16 letters is one token when the
+// vocabularies hold it, and random letters ("xqzvbk") cost a token per 2-3. The word is read
+// trigram by trigram against core/letter-trigrams.ts (generated from both vocabularies by
+// scripts/letter-trigrams.ts): where three letters, or the word's first two, occur in fewer than
+// 3 letter tokens of o200k or cl100k, the tokenizers split the word, so each stretch between
+// such splits counts 1 + s/4 (at most L in all); a word with common trigrams only counts 1 + L/12,
+// above what English and code words cost. The fuzz (tokens-bound.test.ts) finds no text of 10 or
+// more random words, lowercase or capitalized, above the estimate (worst 0.98), but a single short
+// pseudo-word with common trigrams only (" hib", " eez") is billed 2 for 1, and misspelled English
+// up to ~1.5x: those are measured, not bounded. Longer letter runs, all-caps runs and 1-2 letter
+// fragments inside other text (base64) are weighed by their bytes, and so are the letters of a run
+// with digits or longer than 24 (hex, base64).
+import { COMMON_TRIGRAMS } from './letter-trigrams.js';
+
 const SPACE_RUN = 32;
 const TAB_RUN = 8;
 const NEWLINE_RUN = 8;
 const PUNCTUATION_RUN = 2;
-const WORD_LETTERS_PER_EXTRA_TOKEN = 8;
+const WORD_LETTERS_PER_EXTRA_TOKEN = 12;
+const SPLIT_LETTERS_PER_EXTRA_TOKEN = 4;
 const LONGEST_WORD = 16; // longer letter runs are not words ("ababab…" is a token per 2 letters): their bytes
 const LONGEST_IDENTIFIER = 24; // longer runs of letters and digits are hashes or base64: their bytes
 
@@ -76,7 +84,7 @@ export function textTokenBound(text: string, end: number): number {
       }
       // A piece with no letter or digit beside it is a whole word; others are fragments (camelCase, base64).
       const whole = (i === 0 || !isAlnum(text.charCodeAt(i - 1))) && (j >= end || !isAlnum(text.charCodeAt(j)));
-      tokens += dense ? j - i : letterPiece(j - i, upper, whole);
+      tokens += dense ? j - i : letterPiece(text, i, j, upper, whole);
     } else if (k === DIGIT) {
       while (j < end && kind(text.charCodeAt(j)) === DIGIT) j++;
       tokens += Math.ceil((j - i) / 3);
@@ -107,12 +115,34 @@ const isAlnum = (c: number) => {
   return k === LETTER || k === DIGIT;
 };
 
-/** A letter piece of `length` letters, the first `upper` of them capitals. */
-function letterPiece(length: number, upper: number, whole: boolean): number {
-  // Lowercase words, optionally capitalized: the calibrated exception.
-  if ((whole || length >= 3) && length <= LONGEST_WORD && upper <= 1) return 1 + Math.floor(length / WORD_LETTERS_PER_EXTRA_TOKEN);
-  return length;
+/** The letter piece [from, to), the first `upper` of its letters capitals. */
+function letterPiece(text: string, from: number, to: number, upper: number, whole: boolean): number {
+  const length = to - from;
+  if (!((whole || length >= 3) && length <= LONGEST_WORD && upper <= 1)) return length;
+  // Lowercase words, optionally capitalized. Where three letters (or the word's first two) are a
+  // trigram few tokens of either vocabulary contain, the tokenizers split the word: each stretch
+  // between such splits is weighed.
+  let tokens = 0;
+  let start = from;
+  let first = WORD_START;
+  let second = (text.charCodeAt(from) | 32) - 97;
+  for (let i = from + 1; i < to; i++) {
+    const third = text.charCodeAt(i) - 97;
+    const t = (27 * first + second) * 26 + third;
+    if ((COMMON_TRIGRAM[t >> 3]! & (1 << (t & 7))) === 0) {
+      tokens += 1 + Math.floor((i - start) / SPLIT_LETTERS_PER_EXTRA_TOKEN);
+      start = i;
+    }
+    first = second;
+    second = third;
+  }
+  if (start === from) return 1 + Math.floor(length / WORD_LETTERS_PER_EXTRA_TOKEN);
+  return Math.min(length, tokens + 1 + Math.floor((to - start) / SPLIT_LETTERS_PER_EXTRA_TOKEN));
 }
+
+const WORD_START = 26;
+// Bit (27 × a + b) × 26 + c: the letters abc (a = 26: the word's start) are common in tokens.
+const COMMON_TRIGRAM = Uint8Array.from(Buffer.from(COMMON_TRIGRAMS, 'base64'));
 
 /** UTF-8 bytes of the character starting at `i` (a surrogate pair: 4; a lone surrogate becomes U+FFFD: 3). */
 function utf8Bytes(text: string, i: number, c: number): number {

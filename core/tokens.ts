@@ -7,9 +7,10 @@
 // (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
 // combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
 // repeats, mixtures) never finds o200k or cl100k above the estimate; this repository's English
-// docs are over-reserved by +25%, its TypeScript by +27%; CJK, Cyrillic, Arabic and Devanagari text
-// and emoji, weighed by their UTF-8 bytes, by 2-10x. The exception is runs of random ASCII letters
-// ("xqzvbk"), weighed like English words: see text-tokens.ts. Bills come from reported usage.
+// docs are over-reserved by +19%, its TypeScript by +23%; CJK, Cyrillic, Arabic and Devanagari text
+// and emoji, weighed by their UTF-8 bytes, by 2-10x. Random ASCII letter words are weighed by a
+// trigram table and bounded in text of 10 or more of them; single short pseudo-words and misspelled
+// words can cost more than estimated: see text-tokens.ts. Bills come from reported usage.
 // Rules: 3 tokens per message, 1 per name, 3 to prime the reply (OpenAI's documented overhead);
 // tools, response_format schemas and tool calls are estimated as JSON, which has more punctuation
 // than the forms providers render them in; an image counts 1600 tokens whatever its detail (the
