@@ -3,6 +3,8 @@
 // word's start, so the table also says which pairs begin tokens. A word holding a trigram that few
 // tokens of either vocabulary contain is split there by the tokenizers: core/text-tokens.ts charges
 // it. Run: npx tsx scripts/letter-trigrams.ts; test/core/tokens-bound.test.ts fails when it is stale.
+// It needs the dev dependencies, so tsconfig.build.json leaves it out of the build: a production
+// install (npm ci --omit=dev) compiles without it.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
