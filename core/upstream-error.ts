@@ -231,21 +231,16 @@ export function timedOut(provider: string, ms?: number): UpstreamError {
  * and an operator chasing DNS or firewalls would look in the wrong place.
  */
 export function connectionLost(provider: string, error: Error): UpstreamError {
-  const code = (error as NodeJS.ErrnoException).code;
-  return new UpstreamError({
-    provider,
-    reason: 'connection',
-    upstreamStatus: 0,
-    retryable: true,
-    status: 503,
-    message: `The ${provider} provider closed the connection mid-answer${code ? ` (${code})` : ''}`,
-    type: 'service_unavailable_error',
-    code: 'upstream_connection_error',
-  });
+  return connectionFailure(provider, error, `The ${provider} provider closed the connection mid-answer`);
 }
 
 /** Refused, reset, unresolvable: no HTTP answer at all. */
 export function unreachable(provider: string, error: Error): UpstreamError {
+  return connectionFailure(provider, error, `Could not reach the ${provider} provider`);
+}
+
+/** A connection failure, retryable (another attempt may get through), with the socket's error code. */
+function connectionFailure(provider: string, error: Error, what: string): UpstreamError {
   const code = (error as NodeJS.ErrnoException).code;
   return new UpstreamError({
     provider,
@@ -253,7 +248,7 @@ export function unreachable(provider: string, error: Error): UpstreamError {
     upstreamStatus: 0,
     retryable: true,
     status: 503,
-    message: `Could not reach the ${provider} provider${code ? ` (${code})` : ''}`,
+    message: `${what}${code ? ` (${code})` : ''}`,
     type: 'service_unavailable_error',
     code: 'upstream_connection_error',
   });
