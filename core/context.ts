@@ -17,6 +17,21 @@ export interface Principal {
   /** Whose data this is: requests of one tenant never see another tenant's cache or usage. */
   tenant: string;
   admin: boolean;
+  /** The key's own limits; a limit it does not set falls back to the gateway-wide setting. */
+  limits?: KeyLimits;
+  /** When set, the only models (`model` or `provider/model`) or providers (`provider/*`) the key may use. */
+  allowedModels?: readonly string[];
+}
+
+/** Per-key limits, named as the spec names them (the admin API's `limits` object). */
+export interface KeyLimits {
+  requests_per_minute?: number;
+  requests_per_hour?: number;
+  tokens_per_minute?: number;
+  max_cost_per_request?: number;
+  daily_cost_limit?: number;
+  weekly_cost_limit?: number;
+  monthly_cost_limit?: number;
 }
 
 /** One place a request can be sent: a catalog model on a provider. */

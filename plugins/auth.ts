@@ -69,7 +69,7 @@ export const auth: PluginModule<typeof settings> = {
           }
           if (!record) throw refuse('invalid_api_key');
           if (record.expiresAt !== undefined && record.expiresAt <= Date.now()) throw refuse('api_key_expired');
-          ctx.principal = { keyId: record.keyId, tenant: record.tenant, admin: record.admin };
+          ctx.principal = { keyId: record.keyId, tenant: record.tenant, admin: record.admin, limits: record.limits, allowedModels: record.allowedModels };
           return next();
         },
       },
