@@ -28,6 +28,14 @@ function samples(): Record<string, string> {
     const value = next() % 0x110000;
     return value >= 0xd800 && value <= 0xdfff ? 0x3f : value; // surrogates are not code points
   };
+  let state = 1; // mulberry32: letters that do not repeat (an LCG's low bits would)
+  const random = () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let x = Math.imul(state ^ (state >>> 15), 1 | state);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+  const letters = (n: number) => Array.from({ length: n }, () => String.fromCharCode(97 + Math.floor(random() * 26))).join('');
   const randomCodePoints = Array.from({ length: 4096 }, () => String.fromCodePoint(codePoint())).join('');
   return {
     'English prose (docs/*.md)': fill(read('docs', '.md')),
@@ -38,6 +46,9 @@ function samples(): Record<string, string> {
     'combining marks': fill('a\u0301\u0302\u0303\u0304'),
     'emoji ZWJ sequences': fill('👨‍👩‍👧‍👦🏳️‍🌈👍🏽'),
     'random code points': fill(randomCodePoints),
+    // Never repeated, so that no word was merged before.
+    'random 24-letter words (longest merged)': Array.from({ length: SIZE / 25 }, () => ` ${letters(24)}`).join(''),
+    'random 1-8 letter pseudo-words': Array.from({ length: SIZE / 5 }, () => ` ${letters(1 + Math.floor(random() * 8))}`).join('').slice(0, SIZE),
   };
 }
 

@@ -9,30 +9,23 @@
 //   newline 8; checked up to n = 512), and of identical ASCII punctuation 1 + n/2;
 // - every other character — CJK, combining marks, emoji and their joiners, other whitespace — costs
 //   its UTF-8 bytes (2, 3, or 4 for a surrogate pair), the byte-level bound;
-// - a lone space or tab before a word, a space before a punctuation mark (each " !"…" ~" is one
-//   token) and a lone mark before a word (".method", "(x") are free: they join the next piece;
-//   the last whitespace before anything else (a digit: "1 2 3") is a piece, a token, of its own.
-// ASCII letters: a lowercase word (optionally capitalized) of L <= 16 letters is one token when the
-// vocabularies hold it, and random letters ("xqzvbk") cost a token per 2-3. The word is read
-// trigram by trigram against core/letter-trigrams.ts (generated from both vocabularies by
-// scripts/letter-trigrams.ts): where three letters, or the word's first two, occur in fewer than
-// 3 letter tokens of o200k or cl100k, the tokenizers split the word, so each stretch between
-// such splits counts 1 + s/4 (at most L in all); a word with common trigrams only counts 1 + L/12,
-// above what English and code words cost. The fuzz (tokens-bound.test.ts) finds no text of 10 or
-// more random words, lowercase or capitalized, above the estimate (worst 0.98), but a single short
-// pseudo-word with common trigrams only (" hib", " eez") is billed 2 for 1, and misspelled English
-// up to ~1.5x: those are measured, not bounded. Longer letter runs, all-caps runs and 1-2 letter
-// fragments inside other text (base64) are weighed by their bytes, and so are the letters of a run
-// with digits or longer than 24 (hex, base64).
-import { COMMON_TRIGRAMS } from './letter-trigrams.js';
+// - a space before a punctuation mark (each " !"…" ~" is one token) joins it; the last whitespace
+//   before anything else (a digit: "1 2 3") is a piece, a token, of its own; a newline run and the
+//   indentation after it are two pieces.
+// ASCII letters are not bounded but counted: a run of letters (up to 24), with the space, tab or lone
+// mark that leads it (" word", ".method", "(x"), is merged by each vocabulary's ranks as its
+// tokenizer merges it (core/letter-bpe.ts) — cl100k takes the run whole, o200k splits it before a
+// capital that follows a lowercase letter — and costs the larger count. A word one token in both
+// vocabularies costs one hash lookup; others are merged (~1-3 µs) and remembered. The letters of a
+// run with digits or longer than 24 (hex, base64, hashes), and of words past MERGE_BUDGET letters
+// merged in one estimate, count their bytes. Letters beside non-ASCII letters ("Künstliche") are
+// merged as fragments, each on its own, above the whole word's cost.
+import { MAX_PIECE, cl100kTokens, o200kTokens, wholeToken } from './letter-bpe.js';
 
 const SPACE_RUN = 32;
 const TAB_RUN = 8;
 const NEWLINE_RUN = 8;
 const PUNCTUATION_RUN = 2;
-const WORD_LETTERS_PER_EXTRA_TOKEN = 12;
-const SPLIT_LETTERS_PER_EXTRA_TOKEN = 4;
-const LONGEST_WORD = 16; // longer letter runs are not words ("ababab…" is a token per 2 letters): their bytes
 const LONGEST_IDENTIFIER = 24; // longer runs of letters and digits are hashes or base64: their bytes
 
 const LETTER = 1;
@@ -54,6 +47,7 @@ const isUpper = (c: number) => c >= 65 && c <= 90;
 
 /** Bound of the tokens of the first `end` UTF-16 units of `text`. */
 export function textTokenBound(text: string, end: number): number {
+  mergeBudget = MERGE_BUDGET;
   let tokens = 0;
   let i = 0;
   // The run of ASCII letters and digits the scan is in, and whether it is dense: with a digit, or
@@ -71,20 +65,8 @@ export function textTokenBound(text: string, end: number): number {
       dense = hasDigit || runEnd - i > LONGEST_IDENTIFIER;
     }
     if (k === LETTER) {
-      // o200k splits a letter run where a lowercase letter is followed by a capital (camelCase).
-      let upper = isUpper(c) ? 1 : 0;
-      while (j < end) {
-        const d = text.charCodeAt(j);
-        if (kind(d) !== LETTER) break;
-        if (isUpper(d)) {
-          if (j - i > upper) break; // a capital after lowercase letters starts a new piece
-          upper++;
-        }
-        j++;
-      }
-      // A piece with no letter or digit beside it is a whole word; others are fragments (camelCase, base64).
-      const whole = (i === 0 || !isAlnum(text.charCodeAt(i - 1))) && (j >= end || !isAlnum(text.charCodeAt(j)));
-      tokens += dense ? j - i : letterPiece(text, i, j, upper, whole);
+      while (j < end && kind(text.charCodeAt(j)) === LETTER) j++;
+      tokens += dense ? j - i : letterRun(text, i, j);
     } else if (k === DIGIT) {
       while (j < end && kind(text.charCodeAt(j)) === DIGIT) j++;
       tokens += Math.ceil((j - i) / 3);
@@ -93,9 +75,7 @@ export function textTokenBound(text: string, end: number): number {
       tokens += whitespaceRun(text, i, j, end);
     } else if (k === PUNCT) {
       while (j < end && text.charCodeAt(j) === c) j++;
-      // A lone mark before a letter is the word's leading character (".method", "(x", "_id").
-      const leadsWord = j - i === 1 && j < end && kind(text.charCodeAt(j)) === LETTER;
-      if (!leadsWord) tokens += 1 + Math.floor((j - i) / PUNCTUATION_RUN);
+      if (!(j - i === 1 && leadsWord(text, i, end))) tokens += 1 + Math.floor((j - i) / PUNCTUATION_RUN);
     } else if (k === CONTROL) {
       tokens += 1;
     } else {
@@ -110,39 +90,73 @@ export function textTokenBound(text: string, end: number): number {
   return tokens;
 }
 
-const isAlnum = (c: number) => {
-  const k = kind(c);
-  return k === LETTER || k === DIGIT;
-};
 
-/** The letter piece [from, to), the first `upper` of its letters capitals. */
-function letterPiece(text: string, from: number, to: number, upper: number, whole: boolean): number {
-  const length = to - from;
-  if (!((whole || length >= 3) && length <= LONGEST_WORD && upper <= 1)) return length;
-  // Lowercase words, optionally capitalized. Where three letters (or the word's first two) are a
-  // trigram few tokens of either vocabulary contain, the tokenizers split the word: each stretch
-  // between such splits is weighed.
-  let tokens = 0;
-  let start = from;
-  let first = WORD_START;
-  let second = (text.charCodeAt(from) | 32) - 97;
-  for (let i = from + 1; i < to; i++) {
-    const third = text.charCodeAt(i) - 97;
-    const t = (27 * first + second) * 26 + third;
-    if ((COMMON_TRIGRAM[t >> 3]! & (1 << (t & 7))) === 0) {
-      tokens += 1 + Math.floor((i - start) / SPLIT_LETTERS_PER_EXTRA_TOKEN);
-      start = i;
-    }
-    first = second;
-    second = third;
-  }
-  if (start === from) return 1 + Math.floor(length / WORD_LETTERS_PER_EXTRA_TOKEN);
-  return Math.min(length, tokens + 1 + Math.floor((to - start) / SPLIT_LETTERS_PER_EXTRA_TOKEN));
+/**
+ * Whether the lone mark at `m` is the first character of the word after it (".method", "(x",
+ * "_id"), as the tokenizers split text: not when it follows another mark or a space, which it
+ * joins instead (" (", "(."), nor after a character that is not ASCII (it may be a mark).
+ */
+function leadsWord(text: string, m: number, end: number): boolean {
+  if (m + 1 >= end || kind(text.charCodeAt(m + 1)) !== LETTER) return false;
+  if (m === 0) return true;
+  const before = text.charCodeAt(m - 1);
+  const k = kind(before);
+  return k === LETTER || k === DIGIT || (k === SPACE && before !== 32);
 }
 
-const WORD_START = 26;
-// Bit (27 × a + b) × 26 + c: the letters abc (a = 26: the word's start) are common in tokens.
-const COMMON_TRIGRAM = Uint8Array.from(Buffer.from(COMMON_TRIGRAMS, 'base64'));
+const piece = new Uint8Array(MAX_PIECE);
+
+/**
+ * The letters [from, to), a run with no letter or digit beside it, with the space, tab or mark that
+ * leads it: what each vocabulary bills for it, the larger. cl100k takes the run as one piece; o200k
+ * splits it where a lowercase letter is followed by a capital ("fooBar": "foo", "Bar").
+ */
+function letterRun(text: string, from: number, to: number): number {
+  let lead = from;
+  if (from > 0) {
+    const before = text.charCodeAt(from - 1);
+    if (before === 32 || before === 9 || (kind(before) === PUNCT && leadsWord(text, from - 1, to))) lead = from - 1;
+  }
+  const length = to - lead;
+  if (length > MAX_PIECE) return to - from;
+  let camel = false;
+  for (let i = lead; i < to; i++) {
+    const c = text.charCodeAt(i);
+    piece[i - lead] = c;
+    camel ||= isUpper(c) && i > from && isLower(text.charCodeAt(i - 1));
+  }
+  if (!camel && wholeToken(piece, 0, length) === BOTH) return 1;
+  const key = text.slice(lead, to);
+  const known = merged.get(key);
+  if (known !== undefined) return known;
+  if (mergeBudget < length) return length; // its bytes: the byte-level bound
+  mergeBudget -= length;
+  const cl100k = cl100kTokens(piece, 0, length);
+  let o200k = 0;
+  let pieceStart = 0;
+  for (let i = from - lead + 1; i <= length; i++) {
+    if (i === length || (isLower(piece[i - 1]!) && isUpper(piece[i]!))) {
+      o200k += (wholeToken(piece, pieceStart, i) & O200K) !== 0 ? 1 : o200kTokens(piece, pieceStart, i);
+      pieceStart = i;
+    }
+  }
+  const tokens = Math.max(o200k, cl100k);
+  if (merged.size >= MERGED_KEPT) merged.clear();
+  merged.set(key, tokens);
+  return tokens;
+}
+
+const O200K = 1;
+const BOTH = 3;
+// Words merged lately (ordinary text repeats its words): at most MERGED_KEPT, forgotten all at once.
+const MERGED_KEPT = 20_000;
+const merged = new Map<string, number>();
+// Letters merged per estimate: past it, words are weighed by their bytes (random letters cost
+// ~0.25 µs each to merge; this bounds one estimate's merging to ~25 ms).
+const MERGE_BUDGET = 100_000;
+let mergeBudget = MERGE_BUDGET;
+
+const isLower = (c: number) => c >= 97 && c <= 122;
 
 /** UTF-8 bytes of the character starting at `i` (a surrogate pair: 4; a lone surrogate becomes U+FFFD: 3). */
 function utf8Bytes(text: string, i: number, c: number): number {
@@ -157,7 +171,7 @@ function utf8Bytes(text: string, i: number, c: number): number {
 /**
  * A run of ASCII whitespace [from, to). Before other text its last character is a piece of its own
  * ("  7" is " ", " ", "7") unless it joins the word or punctuation after it; the rest is weighed
- * stretch by stretch of one character, newlines followed by indentation as one stretch.
+ * stretch by stretch of one character (a newline run and the indentation after it are two pieces).
  */
 function whitespaceRun(text: string, from: number, to: number, end: number): number {
   let last = 0;
@@ -178,15 +192,7 @@ function stretches(text: string, from: number, to: number): number {
     const c = text.charCodeAt(i);
     let j = i + 1;
     while (j < to && text.charCodeAt(j) === c) j++;
-    let n = j - i;
-    if (c === 10 && j < to && text.charCodeAt(j) === 32) {
-      // Newlines then indentation ("\n    "): one piece.
-      let k = j;
-      while (k < to && text.charCodeAt(k) === 32) k++;
-      tokens += 1 + Math.floor(n / NEWLINE_RUN) + Math.floor((k - j) / SPACE_RUN);
-      i = k;
-      continue;
-    }
+    const n = j - i;
     if (c === 32) tokens += 1 + Math.floor(n / SPACE_RUN);
     else if (c === 9) tokens += 1 + Math.floor(n / TAB_RUN);
     else if (c === 10) tokens += 1 + Math.floor(n / NEWLINE_RUN);

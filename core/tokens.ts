@@ -3,14 +3,14 @@
 // an upper bound of the prompt tokens providers bill, so a reservation covers the bill. A BPE
 // tokenizer is not used on this path (on adversarial input it costs ~10 µs per character: one
 // request could stall the event loop for seconds); core/text-tokens.ts bounds each class of
-// characters in one linear pass (~10-45 µs of CPU per KB, bench/tokens.ts). Measured
+// characters in one linear pass and counts ASCII words as the vocabularies merge them, each word
+// at most 25 characters (~10-100 µs of CPU per KB, bench/tokens.ts). Measured
 // (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
 // combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
-// repeats, mixtures) never finds o200k or cl100k above the estimate; this repository's English
-// docs are over-reserved by +19%, its TypeScript by +23%; CJK, Cyrillic, Arabic and Devanagari text
-// and emoji, weighed by their UTF-8 bytes, by 2-10x. Random ASCII letter words are weighed by a
-// trigram table and bounded in text of 10 or more of them; single short pseudo-words and misspelled
-// words can cost more than estimated: see text-tokens.ts. Bills come from reported usage.
+// repeats, random and misspelled words, identifiers, mixtures) never finds o200k or cl100k above
+// the estimate; this repository's English docs are over-reserved by ~11%, its TypeScript by ~24%;
+// CJK, Cyrillic, Arabic and Devanagari text and emoji, weighed by their UTF-8 bytes, by 2-10x.
+// Bills come from reported usage.
 // Rules: 3 tokens per message, 1 per name, 3 to prime the reply (OpenAI's documented overhead);
 // tools, response_format schemas and tool calls are estimated as JSON, which has more punctuation
 // than the forms providers render them in; an image counts 1600 tokens whatever its detail (the

@@ -5,12 +5,12 @@
 import t, { type Test } from 'tap';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import { countTokens as o200k } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as cl100k } from 'gpt-tokenizer/encoding/cl100k_base';
 import { estimateTextTokens } from '../../core/tokens.js';
 import { projectRoot } from '../../core/paths.js';
-import { COMMON_TRIGRAMS } from '../../core/letter-trigrams.js';
-import { commonTrigrams } from '../../scripts/letter-trigrams.js';
+import { letterTokensText } from '../../scripts/letter-tokens.js';
 
 /** mulberry32: the same texts on every run. */
 function seeded(seed: number): () => number {
@@ -112,7 +112,7 @@ t.test('the weights core/text-tokens.ts relies on hold exhaustively in both voca
   t.same(punctuation.filter((char) => most(` ${char}`) > 1), [], 'a space before any mark is one token with it');
 });
 
-// Pseudo-words, weighed by the trigram table (core/letter-trigrams.ts): seeded samples of each class.
+// Letter words, merged by the vocabularies' ranks (core/letter-bpe.ts): seeded samples of each class.
 const letters = (n: number) => repeat(n, () => String.fromCharCode(97 + int(26)));
 const english = readFileSync(join(projectRoot, 'docs', 'limits-and-money.md'), 'utf8').match(/[A-Za-z]+/g)!;
 const SEPARATORS = [' ', '  ', '\n', '\t', '.', ',', '-', '_', '(', ')', '"', "'", '/', ':', ' (', '. ', ', ', '\n\n', '1', '42', '\u00a0', '—', 'é'];
@@ -145,20 +145,22 @@ t.test('random letter words never cost more than estimated, lowercase or capital
   measure(t, 'random lowercase and capitalized words on lines', () => repeat(10 + int(30), () => pick([' ', '\n', '\n\n', '  ']) + pick(['', letters(1).toUpperCase()]) + letters(1 + int(16))), true);
 });
 
-t.test('pseudo-words the trigram table cannot tell from English are the exception: measured, not bounded', async (t) => {
-  // Short misspellings ("coni", "yhe") and word-like letter strings glued to punctuation have only
-  // common trigrams, are weighed like English words, and can cost 2-4 tokens. This records how far.
-  const classes: Record<string, [() => string, number]> = {
-    'English with random letters substituted (typos)': [() => repeat(5 + int(40), () => ' ' + (random() < 0.3 ? misspelled() : pick(english))), 2],
-    'random letter strings with separators of every kind': [() => repeat(1 + int(40), () => letters(1 + int(20)) + pick(SEPARATORS)), 3],
-    'mixtures of pseudo-words, English, misspellings and code': [() => repeat(5 + int(40), () => pick([' ' + letters(1 + int(12)), ' ' + pick(english), ' ' + misspelled(), pick(SEPARATORS), pick(CODE)])), 2],
-  };
-  for (const [name, [generate, most]] of Object.entries(classes)) {
-    const worst = measure(t, name, generate, false);
-    t.ok(worst <= most, `${name}: billed / estimate up to ${worst.toFixed(3)} (recorded bound ${most})`);
-  }
+t.test('misspelled English, pseudo-words glued to punctuation and code never cost more than estimated', async (t) => {
+  measure(t, 'English with random letters substituted (typos)', () => repeat(5 + int(40), () => ' ' + (random() < 0.3 ? misspelled() : pick(english))), true);
+  measure(t, 'random letter strings with separators of every kind', () => repeat(1 + int(40), () => letters(1 + int(20)) + pick(SEPARATORS)), true);
+  measure(t, 'mixtures of pseudo-words, English, misspellings and code', () => repeat(5 + int(40), () => pick([' ' + letters(1 + int(12)), ' ' + pick(english), ' ' + misspelled(), pick(SEPARATORS), pick(CODE)])), true);
+  measure(t, 'short letter strings glued to marks and spaces', () => repeat(1 + int(20), () => pick(SEPARATORS) + pick(SEPARATORS) + letters(1 + int(4))), true);
+  measure(t, 'camelCase and snake_case identifiers', () => repeat(1 + int(20), () => pick([' ', '.', '(', '_', '\n  ']) + repeat(1 + int(4), () => pick([letters(1).toUpperCase(), '']) + pick(english).toLowerCase())), true);
 });
 
-t.test('the trigram table core/text-tokens.ts weighs words with is the one the vocabularies give', async (t) => {
-  t.equal(COMMON_TRIGRAMS, commonTrigrams(), 'core/letter-trigrams.ts is current: else run npx tsx scripts/letter-trigrams.ts');
+t.test('every letter token of either vocabulary, alone or after a space, costs what the vocabularies bill', async (t) => {
+  // core/letter-bpe.ts merges words by the vocabularies' ranks: a word costs exactly its tokens.
+  const words = [...new Set(english.map((word) => word.toLowerCase()))];
+  const off = words.flatMap((word) => [word, ` ${word}`, ` ${word[0]!.toUpperCase()}${word.slice(1)}`, `.${word}`]).filter((text) => estimateTextTokens(text) !== Math.max(o200k(text), cl100k(text)));
+  t.same(off, [], `${words.length} words of the docs, 4 forms each`);
+});
+
+t.test('config/letter-tokens.br, the letter tokens core/letter-bpe.ts merges with, is the one the vocabularies give', async (t) => {
+  const stored = brotliDecompressSync(readFileSync(join(projectRoot, 'config', 'letter-tokens.br'))).toString('latin1');
+  t.ok(stored === letterTokensText(), 'current: else run npx tsx scripts/letter-tokens.ts');
 });

@@ -24,14 +24,16 @@ const natural: Record<string, string> = {
   base64: Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 7919) % 256)).toString('base64'),
 };
 
-// Latin-script text is estimated by calibrated word weights; other scripts, emoji and the letters of
-// base64 by their UTF-8 bytes, the byte-level bound, so they are reserved above their cost.
-const closest = new Set(['english', 'code', 'german', 'markdown']);
+// ASCII words cost what the vocabularies bill for them (core/letter-bpe.ts); other scripts, emoji
+// and the letters of base64 by their UTF-8 bytes, the byte-level bound, so they are reserved above
+// their cost. Words with letters beyond ASCII (German's umlauts) are weighed in fragments around
+// those letters, each fragment merged on its own: above the whole word's cost.
+const closest: Record<string, number> = { english: 1.3, code: 1.3, markdown: 1.3, german: 1.6 };
 
-t.test('natural text of many scripts is never estimated below o200k; Latin-script text within +30%', async (t) => {
+t.test('natural text of many scripts is never estimated below o200k; English and code within +30%', async (t) => {
   for (const [name, text] of Object.entries(natural)) {
     const ratio = estimateTextTokens(text) / countTokens(text);
-    t.ok(ratio >= 1 && ratio <= (closest.has(name) ? 1.3 : 10), `${name}: estimate / o200k = ${ratio.toFixed(2)}`);
+    t.ok(ratio >= 1 && ratio <= (closest[name] ?? 10), `${name}: estimate / o200k = ${ratio.toFixed(2)}`);
   }
 });
 
