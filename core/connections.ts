@@ -3,6 +3,7 @@
 // is a request to hand the pipeline (a malformed request, headers too large, a request that did not
 // arrive in time, CONNECT, an unsupported Expect), and closing a connection whose request body is still arriving without
 // the client losing the answer.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -124,7 +125,7 @@ export function answerConnect(req: IncomingMessage, socket: Duplex): void {
 export function answerExpectation(req: IncomingMessage, res: ServerResponse): void {
   const error = new GatewayError('expectation_failed', { message: `Unsupported Expect: ${req.headers.expect}; only 100-continue is supported` });
   const body = JSON.stringify(error.toBody());
-  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close', 'x-request-id': randomUUID() });
   res.end(body);
 }
 
@@ -151,6 +152,8 @@ function writeRaw(socket: Duplex, error: GatewayError): void {
     'content-type: application/json',
     `content-length: ${Buffer.byteLength(body)}`,
     'connection: close',
+    // Every response carries one, this too (Node could not read the client's own, if it sent one).
+    `x-request-id: ${randomUUID()}`,
     ...Object.entries(error.headers).map(([name, value]) => `${name}: ${value}`),
   ];
   socket.write(`${head.join('\r\n')}\r\n\r\n${body}`);

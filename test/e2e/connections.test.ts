@@ -153,6 +153,7 @@ t.test("what Node's parser refuses gets OpenAI's error body and Connection: clos
   const expect = await exchange(port, { send: `${chatHead(GATEWAY_KEY, 'Content-Length: 10\r\nExpect: 200-ok')}`, deadlineMs: 3000 });
   t.equal(expect.status, 417, 'an Expect other than 100-continue');
   isOpenAIError(t, expect.json, 'expectation_failed');
+  for (const [name, answer] of Object.entries({ malformed, huge, tunnel, expect })) t.match(answer.headers['x-request-id'], /^[0-9a-f-]{36}$/, `${name}: an x-request-id`);
 });
 
 t.test('an answer that takes longer than every request timeout to start is not cut', async (t) => {
