@@ -7,7 +7,7 @@ import type { ChatRequest } from './chat-types.js';
 import { textTooDeep, tooDeepPath } from './json-depth.js';
 import { GatewayError } from './errors.js';
 import type { Next, PluginModule } from './pipeline.js';
-import { estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
+import { countImages, estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
 import { defineSettings, type SettingsOf } from './settings.js';
 import type { RequestContext } from './context.js';
 
@@ -80,6 +80,7 @@ export const chatBody: PluginModule<typeof settings> = {
           return (promptTokens ??= estimatePromptTokens(body));
         },
         promptTokensUpperBound: promptTokensUpperBound(body, raw.length),
+        images: countImages(body),
       };
       return next();
     }

@@ -11,6 +11,7 @@
 // Read once the request is over (billing, token limits): computed once per request, and the
 // generated text is estimated only when the provider's report is missing or not final.
 import { estimateTextTokens } from './tokens.js';
+import { promptTokensOn } from './estimate.js';
 import type { Usage } from './chat-types.js';
 import type { RequestContext } from './context.js';
 
@@ -32,11 +33,12 @@ function compute(ctx: RequestContext): Usage | undefined {
     for (const call of choice.message.tool_calls ?? []) text.push(call.function.arguments);
   }
   const counted = text.length > 0 ? estimateTextTokens(text.join('')) : 0;
+  const estimated = promptTokensOn(chat, outcome.target?.model);
   if (outcome.interrupted) {
-    const prompt = reported?.prompt_tokens ?? chat.promptTokens;
+    const prompt = reported?.prompt_tokens ?? estimated;
     const completion = Math.max(reported?.completion_tokens ?? 0, counted);
     return { ...reported, prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
   if (outcome.completion === undefined && text.length === 0) return undefined;
-  return { prompt_tokens: chat.promptTokens, completion_tokens: counted, total_tokens: chat.promptTokens + counted };
+  return { prompt_tokens: estimated, completion_tokens: counted, total_tokens: estimated + counted };
 }

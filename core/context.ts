@@ -56,6 +56,8 @@ export interface ChatState {
   readonly promptTokens: number;
   /** A cheap bound that promptTokens never exceeds (body bytes, per-message overhead, images). */
   readonly promptTokensUpperBound: number;
+  /** Image parts: promptTokens counts IMAGE_TOKENS each; models that bill more are charged the rest (core/estimate.ts). */
+  readonly images: number;
 }
 
 /** One upstream call (a retry is a call of its own) that ended without an answer. */

@@ -13,21 +13,19 @@
 // Bills come from reported usage.
 // Rules: 3 tokens per message, 1 per name, 3 to prime the reply (OpenAI's documented overhead);
 // tools, response_format schemas and tool calls are estimated as JSON, which has more punctuation
-// than the forms providers render them in; an image counts 1600 tokens whatever its detail (the
-// most OpenAI's tile rule, 1445, and Anthropic's ~1600 count; gpt-4o-mini multiplies its image
-// tokens ~33x to keep dollars equal, and is under-reserved for images); a file counts 1 token per
+// than the forms providers render them in; an image counts IMAGE_TOKENS (1600) whatever its detail (the
+// most OpenAI's tile rule, 1445, and Anthropic's ~1600 count), and costs on models that bill more
+// (gpt-4o-mini's ~48k, patch models, Gemini's tiles) add the rest: core/image-tokens.ts; a file counts 1 token per
 // 100 bytes of its inline data, 1000 when referenced by id, audio 1 per 1000 bytes: neither
 // payload is read, so these are typical rates, not bounds (a compressed PDF can hold any amount of
 // text). At most 1M characters are scanned per request; the rest counts its UTF-8 bytes.
 import type { ChatRequest, ContentPart } from './chat-types.js';
 import { textTokenBound } from './text-tokens.js';
+import { IMAGE_TOKENS as IMAGE } from './image-tokens.js';
 
 const PER_MESSAGE = 3;
 const REPLY_PRIMING = 3;
 const PER_NAME = 1; // OpenAI's documented count for a message's name, besides the name's own tokens
-// The most an image costs under the documented rules, whatever its detail: OpenAI's tiles at most
-// 85 + 8 x 170 = 1445 at "high"; Anthropic ignores detail and counts up to ~1600 (1.15 MP / 750).
-const IMAGE = 1600;
 const SCAN_BUDGET = 1_000_000;
 const FILE_BYTES_PER_TOKEN = 100;
 const FILE_BY_ID = 1000;
@@ -143,5 +141,14 @@ export function promptTokensUpperBound(request: ChatRequest, bodyBytes: number):
 
 /** Whether the request needs a model that can see images. */
 export function hasImages(request: ChatRequest): boolean {
-  return request.messages.some((message) => Array.isArray(message.content) && message.content.some((value) => value.type === 'image_url'));
+  return countImages(request) > 0;
+}
+
+/** The request's images (each estimated at IMAGE_TOKENS; core/image-tokens.ts says what models bill more). */
+export function countImages(request: ChatRequest): number {
+  let images = 0;
+  for (const message of request.messages) {
+    if (Array.isArray(message.content)) for (const value of message.content) if (value.type === 'image_url') images++;
+  }
+  return images;
 }

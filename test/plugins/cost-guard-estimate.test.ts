@@ -98,3 +98,19 @@ t.test('the per-request cap refuses the attack when its bound is over the cap', 
   t.equal(response.json.error.code, 'cost_per_request_exceeded');
   t.equal(upstream.requests.length, 0, 'the provider was not called');
 });
+
+t.test("images on gpt-4o-mini are reserved at what it bills for them (~48k tokens each), not the estimate's flat 1600", async (t) => {
+  // gpt-4o-mini bills a high-detail image at 2833 + 5667 per 512 px tile, up to 8 tiles.
+  const billedPerImage = 2833 + 8 * 5667;
+  const image = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'high' } };
+  const withImages: ChatRequest = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this?' }, ...Array.from({ length: 10 }, () => image)] }], max_tokens: 1 } as ChatRequest;
+  const flat = (estimatePromptTokens(withImages) + 1) * PRICE;
+  const billed = (10 * billedPerImage + 20) * PRICE;
+  const cap = (flat + billed) / 2;
+  const gateway = await gatewayWith(t, { MODELGATE_MAX_COST_PER_REQUEST: String(cap) });
+  const response = await call(gateway.url, '/chat/completions', { body: JSON.stringify(withImages) });
+  t.ok(flat < cap && cap < billed, `the flat estimate ($${flat.toFixed(4)}) is under the cap ($${cap.toFixed(4)}), the bill ($${billed.toFixed(4)}) over it`);
+  t.equal(response.status, 429, 'refused: the reservation counts each image at gpt-4o-mini\'s most');
+  t.equal(response.json.error.code, 'cost_per_request_exceeded');
+  t.equal(upstream.requests.length, 0, 'the provider was not called');
+});
