@@ -217,6 +217,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       requestTimeoutMs: core.MODELGATE_REQUEST_TIMEOUT,
       keepAliveTimeoutMs: core.MODELGATE_KEEP_ALIVE_TIMEOUT,
       maxConnections: core.MODELGATE_MAX_CONNECTIONS,
+      maxConnectionsPerAddress: core.MODELGATE_MAX_CONNECTIONS_PER_IP,
     },
     logger,
     logging: values as LoggingSettings,

@@ -1,5 +1,5 @@
 // What the server does with connections rather than requests: how many it serves at once
-// (MODELGATE_MAX_CONNECTIONS), the OpenAI-shaped answer to what Node's parser refuses before there
+// (MODELGATE_MAX_CONNECTIONS, and per client address MODELGATE_MAX_CONNECTIONS_PER_IP), the OpenAI-shaped answer to what Node's parser refuses before there
 // is a request to hand the pipeline (a malformed request, headers too large, a request that did not
 // arrive in time, CONNECT, an unsupported Expect), and closing a connection whose request body is still arriving without
 // the client losing the answer.
@@ -62,33 +62,58 @@ export function acceptedAtMost(maxConnections: number): number {
   return maxConnections + OVERFLOW_CONNECTIONS;
 }
 
-/** Counts open connections and marks those accepted past the cap, whose requests are refused. */
+/**
+ * Counts open connections, in all and per client address, and marks those accepted past either cap,
+ * whose requests are refused. The per-address counts hold only addresses with a connection open.
+ */
 export class ConnectionCap {
   private open = 0;
-  private readonly over = new WeakSet<object>();
+  private readonly byAddress = new Map<string, number>();
+  private readonly over = new WeakMap<object, 'total' | 'address'>();
 
   constructor(
     server: Server,
     private readonly max: number,
+    /** MODELGATE_MAX_CONNECTIONS_PER_IP; 0: no cap per address. */
+    private readonly maxPerAddress = 0,
   ) {
     server.maxConnections = acceptedAtMost(max);
     server.on('connection', (socket: Socket) => {
       this.open += 1;
-      if (this.open > max) this.over.add(socket);
+      if (this.open > max) this.over.set(socket, 'total');
       socket.once('close', () => (this.open -= 1));
+      if (maxPerAddress > 0) this.countAddress(socket);
     });
   }
 
-  /** The connection was accepted past MODELGATE_MAX_CONNECTIONS: its requests (but health checks) get 503. */
+  private countAddress(socket: Socket): void {
+    const address = socket.remoteAddress ?? '';
+    const count = (this.byAddress.get(address) ?? 0) + 1;
+    this.byAddress.set(address, count);
+    if (count > this.maxPerAddress && !this.over.has(socket)) this.over.set(socket, 'address');
+    socket.once('close', () => {
+      const left = this.byAddress.get(address)! - 1;
+      if (left === 0) this.byAddress.delete(address);
+      else this.byAddress.set(address, left);
+    });
+  }
+
+  /** The connection was accepted past a cap: its requests (but health checks) get 503. */
   isOver(socket: Socket): boolean {
     return this.over.has(socket);
   }
 
-  error(): GatewayError {
-    return new GatewayError('too_many_connections', {
-      message: `The gateway has too many open connections (MODELGATE_MAX_CONNECTIONS is ${this.max}); retry shortly`,
-      headers: { 'retry-after': '1', connection: 'close' },
-    });
+  /** Addresses with a connection open (bounded by the connections Node accepts). */
+  get addresses(): number {
+    return this.byAddress.size;
+  }
+
+  error(socket: Socket): GatewayError {
+    const message =
+      this.over.get(socket) === 'address'
+        ? `Too many open connections from this address (MODELGATE_MAX_CONNECTIONS_PER_IP is ${this.maxPerAddress}); retry shortly`
+        : `The gateway has too many open connections (MODELGATE_MAX_CONNECTIONS is ${this.max}); retry shortly`;
+    return new GatewayError('too_many_connections', { message, headers: { 'retry-after': '1', connection: 'close' } });
   }
 }
 

@@ -53,4 +53,11 @@ export const serverSettings = defineSettings({
     description:
       'Client connections served at once. The next 64 are answered 503 (code too_many_connections, Retry-After: 1, health checks still answered) and closed; past those, new connections are closed at accept. Each request may also hold a connection to a provider: keep this plus 64 at most half the open-files limit (ulimit -n; the default fits 1,024), or the boot warns.',
   },
+  MODELGATE_MAX_CONNECTIONS_PER_IP: {
+    type: 'integer',
+    default: 0,
+    minimum: 0,
+    description:
+      'Client connections one address may hold open at once; past it, its requests (but health checks) are answered 503 (code too_many_connections, Retry-After: 1) and its connection closed, so one client holding slow connections cannot take every place of MODELGATE_MAX_CONNECTIONS. 0: no cap per address (the default: behind a load balancer or proxy every connection comes from its few addresses; set it when clients connect directly).',
+  },
 });

@@ -40,6 +40,8 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   keepAliveTimeoutMs: number;
   maxConnections: number;
+  /** 0: no cap per client address. */
+  maxConnectionsPerAddress?: number;
 }
 
 /** How often Node checks the header and request timeouts: their precision. Node's default, 30 s, would let a 10 s timeout last 40 s. */
@@ -115,7 +117,7 @@ export class GatewayServer {
       },
       (req, res) => void this.handle(req, res),
     );
-    this.cap = new ConnectionCap(this.server, limits.maxConnections);
+    this.cap = new ConnectionCap(this.server, limits.maxConnections, limits.maxConnectionsPerAddress);
     this.server.on('clientError', answerClientError);
     this.server.on('connect', answerConnect);
     this.server.on('checkExpectation', answerExpectation);
@@ -218,7 +220,7 @@ export class GatewayServer {
       (ctx as { route: string }).route = `${compiled.route.method} ${compiled.route.path}`;
       (ctx as { params: Record<string, string> }).params = params;
       // Past the connection cap only health checks are served: load balancers must still see the gateway alive.
-      if (overCap && !compiled.route.open) throw this.cap.error();
+      if (overCap && !compiled.route.open) throw this.cap.error(socket);
       await compiled.run(ctx);
       if (!res.headersSent && !ctx.signal.aborted) throw new Error(`no response from ${ctx.route}`);
     } catch (error) {

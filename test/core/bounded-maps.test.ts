@@ -9,6 +9,9 @@ import { Alerts, parseRules } from '../../plugins/cost/alerts.js';
 import { currentPeriods } from '../../plugins/cost/periods.js';
 import { EventBus } from '../../core/events.js';
 import type { BudgetStore } from '../../plugins/cost/budget-store.js';
+import { ConnectionCap } from '../../core/connections.js';
+import { createServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 
 const PAST_BOUND = 3 * MAX_TRACKED_MODELS;
 
@@ -49,4 +52,22 @@ t.test('alert rules remembered as fired are those of the current periods only', 
   const start = Date.UTC(2026, 0, 1);
   for (let day = 0; day < 400; day++) await alerts.evaluate(currentPeriods(start + day * DAY), limits, limits);
   t.ok(alerts.remembered <= 3 * rules.length, `${alerts.remembered} remembered after 400 days`);
+});
+
+t.test('open connections per client address hold only addresses with a connection open', async (t) => {
+  const server = createServer();
+  const cap = new ConnectionCap(server, 100, 3);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const { port } = server.address() as AddressInfo;
+  const sockets = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => new Promise<Socket>((resolve) => {
+      const socket = connect({ port, host: '127.0.0.1', localAddress: `127.0.1.${i + 1}` }, () => resolve(socket));
+    })),
+  );
+  for (let i = 0; i < 50 && cap.addresses < 20; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.equal(cap.addresses, 20, 'one entry per address connected');
+  for (const socket of sockets) socket.destroy();
+  for (let i = 0; i < 100 && cap.addresses > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.equal(cap.addresses, 0, 'none left once they closed');
 });

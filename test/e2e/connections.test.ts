@@ -114,6 +114,33 @@ t.test('connections past MODELGATE_MAX_CONNECTIONS get 503 too_many_connections,
   t.equal(good.status, 200, 'a good request succeeds once the connections are gone');
 });
 
+t.test('past MODELGATE_MAX_CONNECTIONS_PER_IP one address is refused while another is served, and served again once its connections are gone', async (t) => {
+  const gateway = await startGateway({ ...provider(), MODELGATE_MAX_CONNECTIONS_PER_IP: '2' });
+  t.teardown(() => gateway.close());
+  const port = portOf(gateway.url);
+  const models = 'GET /v1/models HTTP/1.1\r\nHost: gateway\r\nAuthorization: Bearer ' + GATEWAY_KEY + '\r\n\r\n';
+  const held = [await openIdle(port, '127.0.0.2'), await openIdle(port, '127.0.0.2')];
+  t.teardown(() => held.forEach((socket) => socket.destroy()));
+  await sleep(50);
+
+  const refused = await exchange(port, { send: models, deadlineMs: 3000, from: '127.0.0.2' });
+  t.equal(refused.status, 503, 'a third connection from the address holding two');
+  isOpenAIError(t, refused.json, 'too_many_connections');
+  t.match(refused.json.error.message, /MODELGATE_MAX_CONNECTIONS_PER_IP is 2/);
+  t.equal(refused.headers['retry-after'], '1');
+  t.ok(refused.closedAfterMs !== undefined, 'and its connection is closed');
+  const health = await exchange(port, { send: 'GET /v1/health HTTP/1.1\r\nHost: gateway\r\n\r\n', deadlineMs: 3000, from: '127.0.0.2' });
+  t.equal(health.status, 200, 'its health checks are still answered');
+
+  const other = await exchange(port, { send: models, deadlineMs: 3000, from: '127.0.0.3' });
+  t.equal(other.status, 200, 'another address is served');
+
+  for (const socket of held) socket.destroy();
+  await sleep(50);
+  const again = await exchange(port, { send: models, deadlineMs: 3000, from: '127.0.0.2' });
+  t.equal(again.status, 200, 'the address is served once its connections closed: its count went back down');
+});
+
 t.test('past MODELGATE_MAX_CONNECTIONS and its 64 extra, new connections are closed at accept', async (t) => {
   const gateway = await startGateway({ ...provider(), MODELGATE_MAX_CONNECTIONS: '1' });
   t.teardown(() => gateway.close());

@@ -19,6 +19,8 @@ export interface RawExchange {
   drip?: { chunk: string; everyMs: number };
   /** Give up waiting for the close after this many ms (the answer is then what arrived). */
   deadlineMs: number;
+  /** The client's own address (any of 127.0.0.0/8 on Linux): another client, as the server sees it. */
+  from?: string;
 }
 
 /** The port of a gateway base URL such as http://127.0.0.1:1234/v1. */
@@ -27,9 +29,9 @@ export function portOf(url: string): number {
 }
 
 /** Opens a connection and keeps it open (sending nothing) until the returned socket is destroyed. */
-export function openIdle(port: number): Promise<Socket> {
+export function openIdle(port: number, from?: string): Promise<Socket> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    const socket = connect({ port, host: '127.0.0.1', localAddress: from }, () => resolve(socket));
     socket.on('error', reject);
   });
 }
@@ -40,7 +42,7 @@ export function exchange(port: number, request: RawExchange): Promise<RawAnswer>
     const received: Buffer[] = [];
     let closedAfterMs: number | undefined;
     let dripping: NodeJS.Timeout | undefined;
-    const socket = connect(port, '127.0.0.1', () => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress: request.from }, () => {
       socket.write(request.send);
       if (request.drip) {
         const { chunk, everyMs } = request.drip;
