@@ -99,8 +99,11 @@ function decodeSafely(text: string): string {
  * `key=`, the `sk-` prefix) so the message still says what was refused.
  */
 const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+  // Every pattern that opens with a run of key characters starts only where such a run starts (the
+  // lookbehinds): tried from inside a long run, each would rescan the rest of it, quadratic time
+  // on a client's 16 KB path or 20 MB body.
   // JSON Web Tokens: a base64url JSON header, payload and signature.
-  [/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, REDACTED],
+  [/(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, REDACTED],
   [/\b(Bearer\s+)[A-Za-z0-9._~+/=*-]{6,}/gi, `$1${REDACTED}`],
   // Credentials echoed with the header or field that carried them.
   [/\b((?:x-goog-api-key|x-api-key|api-key|authorization|openai-organization|openai-project|x-goog-user-project)["']?\s*[:=]\s*["']?)(?!Bearer\b)[^\s"',;)]{4,}/gi, `$1${REDACTED}`],
@@ -110,7 +113,7 @@ const PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   // asterisks included, for the shortened form providers quote.
   [/\b(uc_|sk-|sk_|AIza)[A-Za-z0-9_\-*]{4,}/g, `$1${REDACTED}`],
   // A key shortened with asterisks (`abcd****wxyz`): its ends are still part of a secret.
-  [/[A-Za-z0-9_-]+\*{3,}[A-Za-z0-9_-]*|\*{3,}[A-Za-z0-9_-]+/g, REDACTED],
+  [/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]+\*{3,}[A-Za-z0-9_-]*|(?<!\*)\*{3,}[A-Za-z0-9_-]+/g, REDACTED],
   // OpenAI organization and project ids.
   [/\b(org-|proj_)[A-Za-z0-9]{12,}/g, `$1${REDACTED}`],
   // A long random-looking token in quotes (hex, base64): too long to be a word or a model name.
