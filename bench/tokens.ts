@@ -5,7 +5,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { estimateTextTokens } from '../core/tokens.js';
+import { estimatePromptTokens, estimateTextTokens } from '../core/tokens.js';
 import { projectRoot } from '../core/paths.js';
 
 const SIZE = 1_000_000; // characters per sample: the per-request scan budget
@@ -54,16 +54,23 @@ function samples(): Record<string, string> {
 
 /** µs of CPU per KB (1,000 UTF-16 characters) of each sample, the best of five runs. */
 export function measureEstimator(): Array<{ sample: string; usPerKb: number; tokensPerChar: number }> {
-  return Object.entries(samples()).map(([sample, text]) => {
+  const all = samples();
+  // The same words as one request of 100 messages: the merge budget is the request's, not each part's.
+  const words: string = all['random 24-letter words (longest merged)']!;
+  const parts = Array.from({ length: 100 }, (_, i) => words.slice(i * (words.length / 100), (i + 1) * (words.length / 100)));
+  const texts: Record<string, string | string[]> = { ...all, 'the same words in 100 messages': parts };
+  return Object.entries(texts).map(([sample, text]) => {
     let tokens = 0;
     let best = Infinity;
+    const estimate = typeof text === 'string' ? () => estimateTextTokens(text) : () => estimatePromptTokens({ model: 'x', messages: text.map((content) => ({ role: 'user', content })) });
     for (let run = 0; run < 5; run++) {
       const started = process.cpuUsage();
-      tokens = estimateTextTokens(text);
+      tokens = estimate();
       const used = process.cpuUsage(started);
       best = Math.min(best, used.user + used.system);
     }
-    return { sample, usPerKb: (best * 1000) / text.length, tokensPerChar: tokens / text.length };
+    const length = typeof text === 'string' ? text.length : text.join('').length;
+    return { sample, usPerKb: (best * 1000) / length, tokensPerChar: tokens / length };
   });
 }
 

@@ -63,13 +63,16 @@ export function acceptedAtMost(maxConnections: number): number {
 }
 
 /**
- * Counts open connections, in all and per client address, and marks those accepted past either cap,
- * whose requests are refused. The per-address counts hold only addresses with a connection open.
+ * Counts open connections and marks those accepted past the cap, whose requests are refused. With
+ * a cap per client address, a connection past it is closed at accept and never counted: one address
+ * holding idle or slow connections keeps at most that many places. The per-address counts hold
+ * only addresses with a connection open; IPv6 clients count by their /64 (one host can hold many
+ * addresses of it).
  */
 export class ConnectionCap {
   private open = 0;
   private readonly byAddress = new Map<string, number>();
-  private readonly over = new WeakMap<object, 'total' | 'address'>();
+  private readonly over = new WeakSet<object>();
 
   constructor(
     server: Server,
@@ -79,26 +82,31 @@ export class ConnectionCap {
   ) {
     server.maxConnections = acceptedAtMost(max);
     server.on('connection', (socket: Socket) => {
+      if (maxPerAddress > 0 && !this.admitAddress(socket)) return;
       this.open += 1;
-      if (this.open > max) this.over.set(socket, 'total');
+      if (this.open > max) this.over.add(socket);
       socket.once('close', () => (this.open -= 1));
-      if (maxPerAddress > 0) this.countAddress(socket);
     });
   }
 
-  private countAddress(socket: Socket): void {
-    const address = socket.remoteAddress ?? '';
-    const count = (this.byAddress.get(address) ?? 0) + 1;
-    this.byAddress.set(address, count);
-    if (count > this.maxPerAddress && !this.over.has(socket)) this.over.set(socket, 'address');
+  /** Counts the socket against its address, or closes it when the address holds its share already. */
+  private admitAddress(socket: Socket): boolean {
+    const address = addressGroup(socket.remoteAddress ?? '');
+    const count = this.byAddress.get(address) ?? 0;
+    if (count >= this.maxPerAddress) {
+      socket.destroy();
+      return false;
+    }
+    this.byAddress.set(address, count + 1);
     socket.once('close', () => {
       const left = this.byAddress.get(address)! - 1;
       if (left === 0) this.byAddress.delete(address);
       else this.byAddress.set(address, left);
     });
+    return true;
   }
 
-  /** The connection was accepted past a cap: its requests (but health checks) get 503. */
+  /** The connection was accepted past MODELGATE_MAX_CONNECTIONS: its requests (but health checks) get 503. */
   isOver(socket: Socket): boolean {
     return this.over.has(socket);
   }
@@ -108,13 +116,24 @@ export class ConnectionCap {
     return this.byAddress.size;
   }
 
-  error(socket: Socket): GatewayError {
-    const message =
-      this.over.get(socket) === 'address'
-        ? `Too many open connections from this address (MODELGATE_MAX_CONNECTIONS_PER_IP is ${this.maxPerAddress}); retry shortly`
-        : `The gateway has too many open connections (MODELGATE_MAX_CONNECTIONS is ${this.max}); retry shortly`;
-    return new GatewayError('too_many_connections', { message, headers: { 'retry-after': '1', connection: 'close' } });
+  error(): GatewayError {
+    return new GatewayError('too_many_connections', {
+      message: `The gateway has too many open connections (MODELGATE_MAX_CONNECTIONS is ${this.max}); retry shortly`,
+      headers: { 'retry-after': '1', connection: 'close' },
+    });
   }
+}
+
+/** What one client is counted as: an IPv4 address, or the /64 of an IPv6 one (IPv4-mapped ones as IPv4). */
+export function addressGroup(address: string): string {
+  const bare = address.split('%')[0]!.toLowerCase();
+  if (!bare.includes(':')) return bare;
+  if (bare.startsWith('::ffff:') && bare.includes('.')) return bare.slice(7);
+  const [head = '', tail] = bare.split('::');
+  const first = head ? head.split(':') : [];
+  const last = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? first : [...first, ...Array<string>(Math.max(0, 8 - first.length - last.length)).fill('0'), ...last];
+  return `${groups.slice(0, 4).map((group) => group.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
 /**

@@ -14,7 +14,7 @@ export function estimateCost(chat: ChatState, model: CatalogModel): number | und
 
 /** The estimated prompt on `model`: its images at what the model bills for one at most (core/image-tokens.ts). */
 export function promptTokensOn(chat: ChatState, model: CatalogModel | undefined): number {
-  if (chat.images === 0 || !model) return chat.promptTokens;
+  if (!chat.images || !model) return chat.promptTokens;
   return chat.promptTokens + chat.images * Math.max(0, imageTokens(model) - IMAGE_TOKENS);
 }
 

@@ -51,7 +51,7 @@ function load(): Vocabularies {
   let rank = 0;
   for (let at = 0; at < chars.length; ) {
     let end = at;
-    while (chars[end] !== NEWLINE) end++;
+    while (end < chars.length && chars[end] !== NEWLINE) end++;
     if (end === at) {
       ranks = v.cl100k; // the empty line between the lists
       rank = 0;

@@ -58,6 +58,6 @@ export const serverSettings = defineSettings({
     default: 0,
     minimum: 0,
     description:
-      'Client connections one address may hold open at once; past it, its requests (but health checks) are answered 503 (code too_many_connections, Retry-After: 1) and its connection closed, so one client holding slow connections cannot take every place of MODELGATE_MAX_CONNECTIONS. 0: no cap per address (the default: behind a load balancer or proxy every connection comes from its few addresses; set it when clients connect directly).',
+      'Client connections one address (an IPv6 /64) may hold open at once; past it, its new connections are closed at accept, so one client holding idle or slow connections cannot take every place of MODELGATE_MAX_CONNECTIONS. 0: no cap per address (the default: behind a load balancer or proxy every connection comes from its few addresses; set it when clients connect directly).',
   },
 });

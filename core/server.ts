@@ -220,7 +220,7 @@ export class GatewayServer {
       (ctx as { route: string }).route = `${compiled.route.method} ${compiled.route.path}`;
       (ctx as { params: Record<string, string> }).params = params;
       // Past the connection cap only health checks are served: load balancers must still see the gateway alive.
-      if (overCap && !compiled.route.open) throw this.cap.error(socket);
+      if (overCap && !compiled.route.open) throw this.cap.error();
       await compiled.run(ctx);
       if (!res.headersSent && !ctx.signal.aborted) throw new Error(`no response from ${ctx.route}`);
     } catch (error) {

@@ -15,11 +15,11 @@
 // ASCII letters are not bounded but counted: a run of letters (up to 24), with the space, tab or lone
 // mark that leads it (" word", ".method", "(x"), is merged by each vocabulary's ranks as its
 // tokenizer merges it (core/letter-bpe.ts) — cl100k takes the run whole, o200k splits it before a
-// capital that follows a lowercase letter — and costs the larger count. A word one token in both
-// vocabularies costs one hash lookup; others are merged (~1-3 µs) and remembered. The letters of a
-// run with digits or longer than 24 (hex, base64, hashes), and of words past MERGE_BUDGET letters
-// merged in one estimate, count their bytes. Letters beside non-ASCII letters ("Künstliche") are
-// merged as fragments, each on its own, above the whole word's cost.
+// capital that follows a lowercase letter — and costs the larger count; contractions and marks
+// after non-ASCII characters are weighed as each tokenizer may cut them (letterRun). A word one
+// token in both vocabularies costs one hash lookup; others are merged (~1-3 µs) and remembered.
+// Letters beside a non-ASCII character, the letters of a run with digits or longer than 24 (hex,
+// base64, hashes), and words past MERGE_BUDGET letters merged in one request count their bytes.
 import { MAX_PIECE, cl100kTokens, o200kTokens, wholeToken } from './letter-bpe.js';
 
 const SPACE_RUN = 32;
@@ -45,9 +45,20 @@ function kind(c: number): number {
 
 const isUpper = (c: number) => c >= 65 && c <= 90;
 
-/** Bound of the tokens of the first `end` UTF-16 units of `text`. */
-export function textTokenBound(text: string, end: number): number {
-  mergeBudget = MERGE_BUDGET;
+/** Letters an estimate may still merge (core/letter-bpe.ts); past them, words count their bytes. */
+export interface MergeBudget {
+  letters: number;
+}
+
+/**
+ * Letters merged per estimate (one request): random letters cost ~0.25 µs each to merge, so this
+ * bounds a request's merging to ~25-50 ms however its text is split into messages and parts.
+ */
+export const MERGE_BUDGET = 100_000;
+// Past it, pieces that are not one token count their bytes, remembered ones too.
+
+/** Bound of the tokens of the first `end` UTF-16 units of `text`, merging at most `budget.letters` letters. */
+export function textTokenBound(text: string, end: number, budget: MergeBudget = { letters: MERGE_BUDGET }): number {
   let tokens = 0;
   let i = 0;
   // The run of ASCII letters and digits the scan is in, and whether it is dense: with a digit, or
@@ -66,7 +77,7 @@ export function textTokenBound(text: string, end: number): number {
     }
     if (k === LETTER) {
       while (j < end && kind(text.charCodeAt(j)) === LETTER) j++;
-      tokens += dense ? j - i : letterRun(text, i, j);
+      tokens += dense ? j - i + uncountedLead(text, i) : letterRun(text, i, j, end, budget);
     } else if (k === DIGIT) {
       while (j < end && kind(text.charCodeAt(j)) === DIGIT) j++;
       tokens += Math.ceil((j - i) / 3);
@@ -104,33 +115,95 @@ function leadsWord(text: string, m: number, end: number): boolean {
   return k === LETTER || k === DIGIT || (k === SPACE && before !== 32);
 }
 
-const piece = new Uint8Array(MAX_PIECE);
+/**
+ * 1 when the character before the letters at `from` is a tab or lone mark the scan left uncounted
+ * because it leads the word: it must be counted where the word is weighed by its bytes ("\"q1" is
+ * three tokens). A space is not: " " followed by any ASCII letter is a token of both vocabularies,
+ * so a space-led run of n letters is at most n tokens.
+ */
+function uncountedLead(text: string, from: number): number {
+  if (from === 0) return 0;
+  const before = text.charCodeAt(from - 1);
+  return before === 9 || (kind(before) === PUNCT && leadsWord(text, from - 1, from + 1)) ? 1 : 0;
+}
+
+const APOSTROPHE = 39;
+
+/** Letters at `from` that the tokenizers' contraction rule takes after an apostrophe ('s 't 're 've 'm 'll 'd, any case): 0, 1 or 2. */
+function contraction(text: string, from: number, to: number): number {
+  const a = text.charCodeAt(from) | 32;
+  if (a === 115 || a === 116 || a === 109 || a === 100) return 1; // s t m d
+  if (from + 1 >= to) return 0;
+  const b = text.charCodeAt(from + 1) | 32;
+  return (a === 114 && b === 101) || (a === 118 && b === 101) || (a === 108 && b === 108) ? 2 : 0; // re ve ll
+}
 
 /**
- * The letters [from, to), a run with no letter or digit beside it, with the space, tab or mark that
- * leads it: what each vocabulary bills for it, the larger. cl100k takes the run as one piece; o200k
- * splits it where a lowercase letter is followed by a capital ("fooBar": "foo", "Bar").
+ * The letters [from, to), a run with no letter or digit beside it: what each vocabulary bills for
+ * them with the space, tab or mark that leads them, the larger. Where the tokenizers may split the
+ * text otherwise than one piece of lead and letters, each way they may is weighed:
+ * - beside a character that is not ASCII (maybe a letter of the same word: "spaghettiß"), the
+ *   letters count their bytes: BPE can cost more on a whole word than on its parts;
+ * - after an apostrophe, cl100k takes a contraction ('s, 't, 're, …) as a piece of its own and o200k
+ *   joins it to a word before it ("x'd", "efault"): the parts are weighed as each tokenizer cuts them;
+ * - a lone mark after a character that is not ASCII was counted on its own, but leads the word when
+ *   that character is a letter ("ʰ(Symfony"): the larger of the two.
  */
-function letterRun(text: string, from: number, to: number): number {
-  let lead = from;
-  if (from > 0) {
-    const before = text.charCodeAt(from - 1);
-    if (before === 32 || before === 9 || (kind(before) === PUNCT && leadsWord(text, from - 1, to))) lead = from - 1;
+function letterRun(text: string, from: number, to: number, end: number, budget: MergeBudget): number {
+  const before = from > 0 ? text.charCodeAt(from - 1) : 0;
+  const after = to < end ? text.charCodeAt(to) : 0;
+  const led = before === 32 || before === 9 || (kind(before) === PUNCT && leadsWord(text, from - 1, end));
+  const lead = led ? from - 1 : from;
+  if (before >= 128 || after >= 128 || to - lead > MAX_PIECE) return to - from + uncountedLead(text, from);
+  if (led && before === APOSTROPHE) {
+    const c = contraction(text, from, to);
+    if (c > 0) {
+      const rest = from + c < to ? pieceCounts(text, from + c, from + c, to, budget) : 0;
+      const joinsWordBefore = from >= 2 && kind(text.charCodeAt(from - 2)) === LETTER;
+      // o200k: the contraction is part of the word before it (counted at most its bytes here), or leads these letters.
+      const o200k = joinsWordBefore ? 1 + c + o200kOf(rest) : o200kOf(pieceCounts(text, lead, from, to, budget));
+      const cl100k = cl100kOf(pieceCounts(text, lead, from, from + c, budget)) + cl100kOf(rest);
+      return Math.max(o200k, cl100k);
+    }
   }
+  const counts = pieceCounts(text, lead, from, to, budget);
+  if (!led && kind(before) === PUNCT && from >= 2 && text.charCodeAt(from - 2) >= 128) {
+    const withMark = pieceCounts(text, from - 1, from, to, budget);
+    return Math.max(larger(counts), larger(withMark) - 1);
+  }
+  return larger(counts);
+}
+
+const piece = new Uint8Array(MAX_PIECE);
+
+// Both counts of a piece in one number: o200k × 64 + cl100k (a piece has at most 25 characters).
+const pack = (o200k: number, cl100k: number) => o200k * 64 + cl100k;
+const o200kOf = (counts: number) => counts >> 6;
+const cl100kOf = (counts: number) => counts & 63;
+const larger = (counts: number) => Math.max(counts >> 6, counts & 63);
+
+/**
+ * o200k's and cl100k's tokens for text[lead..to) as one piece: the letters from `from`, after the
+ * lead character at `lead` if lead < from. cl100k takes the piece whole; o200k splits it where a
+ * lowercase letter is followed by a capital ("fooBar": "foo", "Bar").
+ */
+function pieceCounts(text: string, lead: number, from: number, to: number, budget: MergeBudget): number {
   const length = to - lead;
-  if (length > MAX_PIECE) return to - from;
   let camel = false;
   for (let i = lead; i < to; i++) {
     const c = text.charCodeAt(i);
     piece[i - lead] = c;
     camel ||= isUpper(c) && i > from && isLower(text.charCodeAt(i - 1));
   }
-  if (!camel && wholeToken(piece, 0, length) === BOTH) return 1;
-  const key = text.slice(lead, to);
+  if (!camel && wholeToken(piece, 0, length) === BOTH) return pack(1, 1);
+  if (budget.letters < length) return pack(length, length); // its bytes: the byte-level bound
+  // Built of its characters: a slice of `text` may be a view of it (V8 slices strings of 13 or more
+  // characters), which would keep the whole request's text alive in the map.
+  let key = '';
+  for (let i = 0; i < length; i++) key += String.fromCharCode(piece[i]!);
   const known = merged.get(key);
   if (known !== undefined) return known;
-  if (mergeBudget < length) return length; // its bytes: the byte-level bound
-  mergeBudget -= length;
+  budget.letters -= length;
   const cl100k = cl100kTokens(piece, 0, length);
   let o200k = 0;
   let pieceStart = 0;
@@ -140,21 +213,17 @@ function letterRun(text: string, from: number, to: number): number {
       pieceStart = i;
     }
   }
-  const tokens = Math.max(o200k, cl100k);
+  const counts = pack(o200k, cl100k);
   if (merged.size >= MERGED_KEPT) merged.clear();
-  merged.set(key, tokens);
-  return tokens;
+  merged.set(key, counts);
+  return counts;
 }
 
 const O200K = 1;
 const BOTH = 3;
-// Words merged lately (ordinary text repeats its words): at most MERGED_KEPT, forgotten all at once.
+// Pieces merged lately (ordinary text repeats its words): at most MERGED_KEPT, forgotten all at once.
 const MERGED_KEPT = 20_000;
 const merged = new Map<string, number>();
-// Letters merged per estimate: past it, words are weighed by their bytes (random letters cost
-// ~0.25 µs each to merge; this bounds one estimate's merging to ~25 ms).
-const MERGE_BUDGET = 100_000;
-let mergeBudget = MERGE_BUDGET;
 
 const isLower = (c: number) => c >= 97 && c <= 122;
 

@@ -4,10 +4,11 @@
 // tokenizer is not used on this path (on adversarial input it costs ~10 µs per character: one
 // request could stall the event loop for seconds); core/text-tokens.ts bounds each class of
 // characters in one linear pass and counts ASCII words as the vocabularies merge them, each word
-// at most 25 characters (~10-100 µs of CPU per KB, bench/tokens.ts). Measured
+// at most 25 characters (~10-150 µs of CPU per KB, bench/tokens.ts). Measured
 // (test/core/tokens-bound.test.ts): a seeded fuzz over adversarial text (whitespace, digits, CJK,
 // combining marks, emoji sequences, base64, code, controls, random bytes and code points, long
-// repeats, random and misspelled words, identifiers, mixtures) never finds o200k or cl100k above
+// repeats, random and misspelled words, identifiers, contractions, letters beside digits and
+// non-ASCII letters, mixtures) never finds o200k or cl100k above
 // the estimate; this repository's English docs are over-reserved by ~11%, its TypeScript by ~24%;
 // CJK, Cyrillic, Arabic and Devanagari text and emoji, weighed by their UTF-8 bytes, by 2-10x.
 // Bills come from reported usage.
@@ -20,7 +21,7 @@
 // payload is read, so these are typical rates, not bounds (a compressed PDF can hold any amount of
 // text). At most 1M characters are scanned per request; the rest counts its UTF-8 bytes.
 import type { ChatRequest, ContentPart } from './chat-types.js';
-import { textTokenBound } from './text-tokens.js';
+import { MERGE_BUDGET, textTokenBound, type MergeBudget } from './text-tokens.js';
 import { IMAGE_TOKENS as IMAGE } from './image-tokens.js';
 
 const PER_MESSAGE = 3;
@@ -31,20 +32,18 @@ const FILE_BYTES_PER_TOKEN = 100;
 const FILE_BY_ID = 1000;
 const AUDIO_BYTES_PER_TOKEN = 1000;
 
-/** Bound of the first `limit` characters of `text` (core/text-tokens.ts). */
-function scan(text: string, limit: number): number {
-  return textTokenBound(text, Math.min(text.length, limit));
-}
 
 /** Estimates one request's text within a scan budget shared by all its parts. */
 class Estimate {
   tokens = 0;
   private budget = SCAN_BUDGET;
+  /** Letters merged into words, shared by all the request's parts too. */
+  private readonly merges: MergeBudget = { letters: MERGE_BUDGET };
 
   text(text: string): void {
     const scanned = Math.min(text.length, this.budget);
     if (scanned > 0) {
-      this.tokens += scan(text, scanned);
+      this.tokens += textTokenBound(text, scanned, this.merges);
       this.budget -= scanned;
     }
     // Past the budget: the rest's UTF-8 bytes, the byte-level bound (an average rate would let the

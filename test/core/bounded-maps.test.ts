@@ -9,7 +9,7 @@ import { Alerts, parseRules } from '../../plugins/cost/alerts.js';
 import { currentPeriods } from '../../plugins/cost/periods.js';
 import { EventBus } from '../../core/events.js';
 import type { BudgetStore } from '../../plugins/cost/budget-store.js';
-import { ConnectionCap } from '../../core/connections.js';
+import { addressGroup, ConnectionCap } from '../../core/connections.js';
 import { createServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 
@@ -71,3 +71,14 @@ t.test('open connections per client address hold only addresses with a connectio
   for (let i = 0; i < 100 && cap.addresses > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   t.equal(cap.addresses, 0, 'none left once they closed');
 });
+
+t.test('IPv6 clients are counted by their /64, IPv4-mapped ones as IPv4', async (t) => {
+  t.equal(addressGroup('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  t.equal(addressGroup('2001:DB8:1:2:ffff:1:2:3'), '2001:db8:1:2::/64', 'every address of one /64 is one client');
+  t.equal(addressGroup('2001:db8::1'), '2001:db8:0:0::/64');
+  t.equal(addressGroup('::1'), '0:0:0:0::/64');
+  t.equal(addressGroup('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  t.equal(addressGroup('::ffff:10.1.2.3'), '10.1.2.3');
+  t.equal(addressGroup('192.0.2.7'), '192.0.2.7');
+});
+

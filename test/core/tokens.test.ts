@@ -3,6 +3,8 @@
 // Latin-script text, linear in time on adversarial text, never above the cheap upper bound the
 // router uses. The fuzz over adversarial text is test/core/tokens-bound.test.ts.
 import t from 'tap';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimatePromptTokens, estimateTextTokens, promptTokensUpperBound } from '../../core/tokens.js';
 import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
@@ -26,9 +28,9 @@ const natural: Record<string, string> = {
 
 // ASCII words cost what the vocabularies bill for them (core/letter-bpe.ts); other scripts, emoji
 // and the letters of base64 by their UTF-8 bytes, the byte-level bound, so they are reserved above
-// their cost. Words with letters beyond ASCII (German's umlauts) are weighed in fragments around
-// those letters, each fragment merged on its own: above the whole word's cost.
-const closest: Record<string, number> = { english: 1.3, code: 1.3, markdown: 1.3, german: 1.6 };
+// their cost. Words with letters beyond ASCII (German's umlauts) count their bytes: BPE can cost
+// more on a whole word than on its parts, so the parts cannot be merged on their own.
+const closest: Record<string, number> = { english: 1.3, code: 1.3, markdown: 1.3, german: 2 };
 
 t.test('natural text of many scripts is never estimated below o200k; English and code within +30%', async (t) => {
   for (const [name, text] of Object.entries(natural)) {
@@ -127,3 +129,43 @@ t.test('everything a provider renders into the prompt is counted: names, tool ca
     t.ok(estimate <= promptTokensUpperBound(request, Buffer.byteLength(JSON.stringify(request))), `${what}: under the router's bound`);
   }
 });
+
+/** mulberry32: letters that do not repeat. */
+function randomLetters(seed: number): (n: number) => string {
+  return (n) => {
+    let out = '';
+    for (let i = 0; i < n; i++) {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+      out += String.fromCharCode(97 + (((x ^ (x >>> 14)) >>> 0) % 26));
+    }
+    return out;
+  };
+}
+
+t.test('the letters merged per request are bounded however the text is split into messages', async (t) => {
+  // 1M characters of never-repeated 24-letter words: merged, ~13 tokens each; past the request's
+  // budget of 100,000 letters, their 24-25 bytes. Split into 100 messages, the budget is still one.
+  const letters = randomLetters(7);
+  const words = Array.from({ length: 40_000 }, () => ` ${letters(24)}`);
+  const messages: ChatMessage[] = Array.from({ length: 100 }, (_, i) => ({ role: 'user', content: words.slice(i * 400, (i + 1) * 400).join('') }));
+  const tokens = estimatePromptTokens({ model: 'x', messages });
+  const merged = 4_000 * 13; // the most the budget lets through, at ~13 tokens a word
+  t.ok(tokens >= 36_000 * 24 + merged * 0.8, `${tokens} tokens: at most ~4,000 of the 40,000 words merged, the rest at their bytes`);
+});
+
+t.test('remembered words keep no request text alive', async (t) => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const letters = randomLetters(11);
+  gc();
+  const before = process.memoryUsage().heapUsed;
+  // Each text: a fresh word the estimate merges and remembers, then 2 MB of other text. A key that
+  // is a slice of the text would keep each 2 MB alive: ~1 GB after 500 of them.
+  for (let i = 0; i < 500; i++) estimateTextTokens(`${letters(20)} ${'1 '.repeat(1_000_000)}`);
+  gc();
+  const grown = (process.memoryUsage().heapUsed - before) / 1e6;
+  t.ok(grown < 50, `heap grew ${grown.toFixed(1)} MB after 500 texts of 2 MB`);
+});
+
