@@ -1,0 +1,83 @@
+// Keys: the API keys beyond the bootstrap one, kept in the durable store (plugins/keys/). Adds no
+// step: it hands the auth step a key store (cached, invalidated through Redis with
+// MODELGATE_STORE=redis) and serves the admin API at /v1/admin/keys. Reads MODELGATE_API_KEY_PEPPER,
+// MODELGATE_API_KEY_ROTATION_ENABLED, _INTERVAL and _GRACE (and MODELGATE_API_KEY, MODELGATE_STORE,
+// REDIS_KEY_PREFIX, MODELGATE_BODY_IDLE_TIMEOUT, declared elsewhere).
+import { defineSettings, type SettingsOf } from '../core/settings.js';
+import type { PluginModule } from '../core/pipeline.js';
+import { waitUntilReady } from '../core/redis.js';
+import { KeyRows } from './keys/key-rows.js';
+import { Pepper, pepperFrom } from './keys/secrets.js';
+import { VerifiedKeys } from './keys/verified-keys.js';
+import { KeyInvalidation } from './keys/invalidation.js';
+import { LastUsedWriter } from './keys/last-used.js';
+import { KeyAdmin } from './keys/key-admin.js';
+import { keyAdminRoutes } from './keys/admin-routes.js';
+
+const settings = defineSettings({
+  MODELGATE_API_KEY_PEPPER: {
+    type: 'string',
+    secret: true,
+    minLength: 32,
+    description:
+      'Server-side secret keying the hash (HMAC-SHA256) under which API keys are stored; at least 32 characters (e.g. `openssl rand -base64 48`). Unset: derived from MODELGATE_API_KEY, so changing the bootstrap key then invalidates every other key (a warning says so at boot with MODELGATE_ENV=prod). Changing it invalidates every key.',
+  },
+  MODELGATE_API_KEY_ROTATION_ENABLED: {
+    type: 'boolean',
+    default: false,
+    description: 'Keys created or regenerated through the admin API expire MODELGATE_API_KEY_ROTATION_INTERVAL days later (an explicit expires_at may only be earlier).',
+  },
+  MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, maximum: 3650, description: 'Days a key lives when rotation is on.' },
+  MODELGATE_API_KEY_ROTATION_GRACE: {
+    type: 'integer',
+    default: 86400,
+    minimum: 0,
+    maximum: 2_592_000,
+    description: 'Seconds the old secret of a regenerated key keeps working (then `API key expired`); at most 30 days. 0 ends it at once.',
+  },
+});
+
+type KeySettings = SettingsOf<typeof settings>;
+const BOOT_WAIT_MS = 2000;
+
+export const keys: PluginModule<typeof settings> = {
+  name: 'keys',
+  settings,
+  async create(values, deps) {
+    const s = values as KeySettings;
+    const logger = deps.logger;
+    if (s.MODELGATE_API_KEY_PEPPER === undefined && values.MODELGATE_ENV === 'prod') {
+      logger.warn('keys: MODELGATE_API_KEY_PEPPER is not set, so stored keys are hashed under a pepper derived from MODELGATE_API_KEY: changing that key invalidates every other key');
+    }
+    const store = deps.store();
+    const rows = new KeyRows(store.db);
+    const pepper = new Pepper(pepperFrom(s.MODELGATE_API_KEY_PEPPER, values.MODELGATE_API_KEY as string));
+    const lastUsed = new LastUsedWriter(rows, logger);
+    let invalidation: KeyInvalidation | undefined;
+    const verified = new VerifiedKeys({ rows, pepper, logger, subscribed: () => invalidation?.subscribed ?? false, used: (id) => lastUsed.used(id) });
+    if (values.MODELGATE_STORE === 'redis') {
+      const redis = deps.redis();
+      invalidation = new KeyInvalidation(redis, values.REDIS_KEY_PREFIX as string, logger, (change) => verified.invalidate(change.id, change.version), () => verified.clear());
+      await waitUntilReady(redis, BOOT_WAIT_MS);
+    }
+    deps.keyStores.push(verified);
+    const admin = new KeyAdmin(
+      store.db,
+      rows,
+      pepper,
+      { enabled: s.MODELGATE_API_KEY_ROTATION_ENABLED, intervalDays: s.MODELGATE_API_KEY_ROTATION_INTERVAL, graceSeconds: s.MODELGATE_API_KEY_ROTATION_GRACE },
+      async (row) => {
+        verified.invalidate(row.id, row.version);
+        await invalidation?.publish({ id: row.id, version: row.version });
+      },
+    );
+    return {
+      name: 'keys',
+      routes: keyAdminRoutes({ admin, rows, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
+      async close() {
+        await invalidation?.close();
+        await lastUsed.close();
+      },
+    };
+  },
+};
