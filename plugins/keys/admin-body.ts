@@ -69,7 +69,11 @@ function refusal(error: ErrorObject | undefined): GatewayError {
 export function parseTime(value: string | null | undefined): number | null | undefined {
   if (value === undefined || value === null) return value;
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new GatewayError('bad_request', { param: 'expires_at', message: 'expires_at is not a real time (ISO 8601, e.g. 2026-12-31T00:00:00Z)' });
+  // Date.parse rolls 2026-02-31 over into March: only a day that reads back the same is real.
+  const [year, month, day] = value.slice(0, 10).split('-').map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  const real = date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  if (!Number.isFinite(ms) || !real) throw new GatewayError('bad_request', { param: 'expires_at', message: 'expires_at is not a real time (ISO 8601, e.g. 2026-12-31T00:00:00Z)' });
   return ms;
 }
 
