@@ -68,6 +68,8 @@ export class VerifiedKeys implements KeyStore {
   private readonly waiting: Array<() => void> = [];
   /** Raised by every invalidation: a lookup that straddles one does not cache what it read. */
   private generation = 0;
+  /** Lookups that reached the database, since the start. */
+  reads = 0;
 
   constructor(private readonly options: VerifiedKeysOptions) {}
 
@@ -128,6 +130,7 @@ export class VerifiedKeys implements KeyStore {
     const generation = this.generation;
     let found: Awaited<ReturnType<KeyRows['byHash']>>;
     try {
+      this.reads++;
       found = await this.options.rows.byHash(hash);
     } catch (error) {
       this.options.logger.warn({ err: (error as Error).message }, 'keys: the database did not answer a key lookup');
