@@ -2,7 +2,7 @@
 // round trip per request: what a lookup found (a key, or that no key has this secret) is kept in
 // memory, bounded, by the secret's hash. While this replica hears key changes through Redis
 // (invalidation.ts) an entry lives until a change drops it (a minute at most); without that channel
-// it lives FALLBACK_TTL_MS, so a change made on another replica applies within a second either way.
+// it lives FALLBACK_TTL_MS (750 ms), so a change made on another replica applies within a second either way.
 // Changes made here drop the entry at once. Unknown secrets are cached too (negative cache), and
 // lookups that do reach the database are limited in number, so a flood of random keys costs the
 // database a bounded amount of work; what is over the limit is answered 503 with Retry-After.
@@ -13,8 +13,8 @@ import type { KeyRecord, KeyStore } from '../../core/key-store.js';
 import { parseAllowed, parseLimits, type KeyRow, type KeyRows } from './key-rows.js';
 import { SECRET_SHAPE, type Pepper } from './secrets.js';
 
-/** How long an entry is trusted while no change channel is heard (Redis off or away). */
-export const FALLBACK_TTL_MS = 1000;
+/** How long an entry is trusted while no change channel is heard (Redis off or away): with the lookup that follows, a change is seen within a second. */
+export const FALLBACK_TTL_MS = 750;
 /** …and while one is: a lost message costs a minute at most. */
 const SUBSCRIBED_TTL_MS = 60_000;
 const MAX_VERIFIED = 10_000;
