@@ -50,7 +50,7 @@ export const keys: PluginModule<typeof settings> = {
       logger.warn('keys: MODELGATE_API_KEY_PEPPER is not set, so stored keys are hashed under a pepper derived from MODELGATE_API_KEY: changing that key invalidates every other key');
     }
     const store = deps.store();
-    const rows = new KeyRows(store.db);
+    const rows = new KeyRows(store.db, store.engine);
     const pepper = new Pepper(pepperFrom(s.MODELGATE_API_KEY_PEPPER, values.MODELGATE_API_KEY as string));
     const lastUsed = new LastUsedWriter(rows, logger);
     let invalidation: KeyInvalidation | undefined;

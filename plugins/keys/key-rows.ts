@@ -4,6 +4,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { ApiKeyTable, Tables } from '../../core/store/schema.js';
 import type { KeyLimits } from '../../core/context.js';
+import type { Engine } from '../../core/store/database.js';
 
 export type KeyRow = Selectable<ApiKeyTable>;
 
@@ -48,7 +49,10 @@ export const parseAllowed = (row: KeyRow): string[] | null => (row.allowed_model
 const likePrefix = (value: string) => `${value.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class KeyRows {
-  constructor(private readonly db: Kysely<Tables>) {}
+  constructor(
+    private readonly db: Kysely<Tables>,
+    private readonly engine: Engine,
+  ) {}
 
   async insert(key: NewKey): Promise<KeyRow> {
     const row: KeyRow = {
@@ -90,7 +94,15 @@ export class KeyRows {
     if (query.name !== undefined) select = select.where('name', '=', query.name);
     if (query.owner !== undefined) select = select.where('owner', '=', query.owner);
     if (query.status !== undefined) select = select.where('status', '=', query.status);
-    if (query.prefix !== undefined) select = select.where(sql<boolean>`prefix like ${likePrefix(query.prefix)} escape '\\'`);
+    if (query.prefix !== undefined) {
+      // SQLite's LIKE ignores case and skips the index; its binary order makes a range exact instead.
+      // PostgreSQL's LIKE respects case, but its collation may not order `_` and `-` bytewise.
+      const p = query.prefix;
+      select =
+        this.engine === 'sqlite'
+          ? select.where('prefix', '>=', p).where('prefix', '<', `${p.slice(0, -1)}${String.fromCharCode(p.charCodeAt(p.length - 1) + 1)}`)
+          : select.where(sql<boolean>`prefix like ${likePrefix(p)} escape '\\'`);
+    }
     if (query.expiringBefore !== undefined) {
       select = select.where('status', '=', 'active').where('expires_at', '>', query.now).where('expires_at', '<=', query.expiringBefore);
     }

@@ -2,7 +2,7 @@
 // all; a revocation, a change of expiry and a regenerate's end of grace made on one are seen by the
 // other two within a second, measured; and the same without Redis (each replica trusts its cache
 // for under a second). Keys in use are answered from memory, not from the database per request.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { startGateway, call, type TestGateway } from '../helpers/gateway.js';
 import { postgresEnv, testSchema } from '../helpers/database.js';
 import { redisEnv, testPrefix, flushPrefix } from '../helpers/redis.js';
@@ -11,7 +11,7 @@ import type { VerifiedKeys } from '../../plugins/keys/verified-keys.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function replicas(t: Parameters<Parameters<typeof t.test>[1]>[0], env: Record<string, string>): Promise<TestGateway[]> {
+async function replicas(t: Test, env: Record<string, string>): Promise<TestGateway[]> {
   const gateways: TestGateway[] = [];
   for (let i = 0; i < 3; i++) gateways.push(await startGateway(env));
   t.teardown(async () => {

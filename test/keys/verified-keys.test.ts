@@ -2,16 +2,16 @@
 // `uc_`-shaped (or too long) never reaches the database; unknown keys are cached as unknown, in a
 // bounded cache; a flood of distinct random keys reaches the database a bounded number at a time
 // and the excess is refused with 503 rather than queued without end; a change drops what is cached.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { pino } from 'pino';
 import { openTestStore } from '../helpers/database.js';
 import { KeyRows } from '../../plugins/keys/key-rows.js';
 import { Pepper, generateSecret, newKeyId, prefixOf } from '../../plugins/keys/secrets.js';
 import { VerifiedKeys } from '../../plugins/keys/verified-keys.js';
 
-async function setUp(t: Parameters<Parameters<typeof t.test>[1]>[0], subscribed = false) {
+async function setUp(t: Test, subscribed = false) {
   const store = await openTestStore(t, 'sqlite', { migrated: true });
-  const rows = new KeyRows(store.db);
+  const rows = new KeyRows(store.db, store.engine);
   const pepper = new Pepper('pepper-0123456789abcdef0123456789abcdef');
   const used: string[] = [];
   const keys = new VerifiedKeys({ rows, pepper, logger: pino({ level: 'silent' }), subscribed: () => subscribed, used: (id) => used.push(id) });
