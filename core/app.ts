@@ -22,6 +22,7 @@ import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
+import { KeyStatsBoard } from './key-stats.js';
 import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
 import { acceptedAtMost, openFilesLimit, OVERFLOW_CONNECTIONS } from './connections.js';
@@ -158,6 +159,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     health: new HealthRegistry(),
     events: new EventBus(),
     cacheStats: new CacheStatsBoard(),
+    keyStats: new KeyStatsBoard(),
     // Read only while serving, when `server` (built below, after the plugins) exists.
     inflight: () => server.inflightCount,
     settings: values,

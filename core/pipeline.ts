@@ -11,6 +11,7 @@ import type { Forwarder } from './proxy.js';
 import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
 import type { CacheStatsBoard } from './cache-stats.js';
+import type { KeyStatsBoard } from './key-stats.js';
 import type { Provider } from './provider.js';
 import type { KeyStore } from './key-store.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
@@ -56,6 +57,8 @@ export interface PluginDeps {
   events: EventBus;
   /** The response cache's size and evictions: the cache provides them, the metrics read them. */
   cacheStats: CacheStatsBoard;
+  /** Keys expiring soon: the keys plugin provides the count, the metrics read it. */
+  keyStats: KeyStatsBoard;
   /** Requests being handled right now, the one asking included. */
   inflight(): number;
   /** Every validated setting, for plugins that share a setting declared elsewhere. */

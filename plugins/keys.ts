@@ -6,6 +6,7 @@
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import type { PluginModule } from '../core/pipeline.js';
 import { waitUntilReady } from '../core/redis.js';
+import { EXPIRING_WINDOW_DAYS } from '../core/key-stats.js';
 import { KeyRows } from './keys/key-rows.js';
 import { Pepper, pepperFrom } from './keys/secrets.js';
 import { VerifiedKeys } from './keys/verified-keys.js';
@@ -61,6 +62,19 @@ export const keys: PluginModule<typeof settings> = {
       await waitUntilReady(redis, BOOT_WAIT_MS);
     }
     deps.keyStores.push(verified);
+    let expiringSoon = 0;
+    const countExpiring = async () => {
+      const now = Date.now();
+      try {
+        expiringSoon = await rows.countExpiring(now, now + EXPIRING_WINDOW_DAYS * 86_400_000);
+      } catch (error) {
+        logger.warn({ err: (error as Error).message }, 'keys: cannot count the keys expiring soon');
+      }
+    };
+    await countExpiring();
+    // Keys cross into the window as time passes, not only when changed: counted again every minute.
+    const counting = setInterval(() => void countExpiring(), 60_000).unref();
+    deps.keyStats.provide({ expiringSoon: () => expiringSoon, refresh: countExpiring });
     const admin = new KeyAdmin(
       store.db,
       rows,
@@ -69,12 +83,14 @@ export const keys: PluginModule<typeof settings> = {
       async (row) => {
         verified.invalidate(row.id, row.version);
         await invalidation?.publish({ id: row.id, version: row.version });
+        void countExpiring();
       },
     );
     return {
       name: 'keys',
       routes: keyAdminRoutes({ admin, rows, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
       async close() {
+        clearInterval(counting);
         await invalidation?.close();
         await lastUsed.close();
       },

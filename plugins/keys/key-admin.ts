@@ -42,7 +42,7 @@ export class KeyAdmin {
     private readonly rows: KeyRows,
     private readonly pepper: Pepper,
     private readonly rotation: RotationPolicy,
-    /** Drops cached copies here and tells the other replicas. */
+    /** Drops cached copies here and tells the other replicas (and recounts the keys expiring soon). */
     private readonly changed: (row: KeyRow) => Promise<void>,
   ) {}
 
@@ -69,6 +69,7 @@ export class KeyAdmin {
       expiresAt: this.capped(key.expiresAt, now),
       now,
     });
+    await this.changed(row);
     return { row, secret };
   }
 

@@ -86,6 +86,11 @@ t.test('with rotation on, keys expire after the interval and show as expiring', 
   const within7 = (await call(gateway.url, '/admin/keys?expiring_within=7d')).json;
   t.same(within7.data.map((key: { id: string }) => key.id).sort(), [soon.id, later.id].sort(), 'both expire within 7 days');
   t.same((await call(gateway.url, '/admin/keys?expiring_within=1d')).json.data, [], 'neither within a day');
+  await gateway.app.deps.keyStats.refresh();
+  t.equal(gateway.app.deps.keyStats.expiringSoon(), 2, 'the count the metrics read: keys expiring within 7 days');
+  await call(gateway.url, `/admin/keys/${later.id}`, { method: 'DELETE' });
+  await gateway.app.deps.keyStats.refresh();
+  t.equal(gateway.app.deps.keyStats.expiringSoon(), 1, 'a revoked key is not counted');
 });
 
 t.end();
