@@ -21,7 +21,7 @@ const settings = defineSettings({
     secret: true,
     minLength: 32,
     description:
-      'Server-side secret keying the hash (HMAC-SHA256) under which API keys are stored; at least 32 characters (e.g. `openssl rand -base64 48`). Unset: derived from MODELGATE_API_KEY, so changing the bootstrap key then invalidates every other key (a warning says so at boot with MODELGATE_ENV=prod). Changing it invalidates every key.',
+      'Server-side secret keying the hash (HMAC-SHA256) under which API keys are stored; at least 32 characters (e.g. `openssl rand -base64 48`). Unset: derived from MODELGATE_API_KEY, so changing the bootstrap key then invalidates every other key (a warning says so at boot once keys exist). Changing it invalidates every key.',
   },
   MODELGATE_API_KEY_ROTATION_ENABLED: {
     type: 'boolean',
@@ -47,11 +47,12 @@ export const keys: PluginModule<typeof settings> = {
   async create(values, deps) {
     const s = values as KeySettings;
     const logger = deps.logger;
-    if (s.MODELGATE_API_KEY_PEPPER === undefined && values.MODELGATE_ENV === 'prod') {
-      logger.warn('keys: MODELGATE_API_KEY_PEPPER is not set, so stored keys are hashed under a pepper derived from MODELGATE_API_KEY: changing that key invalidates every other key');
-    }
     const store = deps.store();
     const rows = new KeyRows(store.db, store.engine);
+    // Said only to an operator who uses keys: one without any has nothing to lose.
+    if (s.MODELGATE_API_KEY_PEPPER === undefined && (await rows.any())) {
+      logger.warn('keys: MODELGATE_API_KEY_PEPPER is not set, so stored keys are hashed under a pepper derived from MODELGATE_API_KEY: changing that key invalidates every other key');
+    }
     const pepper = new Pepper(pepperFrom(s.MODELGATE_API_KEY_PEPPER, values.MODELGATE_API_KEY as string));
     const lastUsed = new LastUsedWriter(rows, logger);
     let invalidation: KeyInvalidation | undefined;

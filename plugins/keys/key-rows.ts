@@ -77,6 +77,10 @@ export class KeyRows {
     return row;
   }
 
+  async any(): Promise<boolean> {
+    return (await this.db.selectFrom('api_keys').select('id').limit(1).executeTakeFirst()) !== undefined;
+  }
+
   get(id: string): Promise<KeyRow | undefined> {
     return this.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
   }
