@@ -61,9 +61,17 @@ for (const shared of ['redis', 'none'] as const) {
     await call(b!.url, `/admin/keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ expires_at: new Date(expiresAt).toISOString() }) });
     t.ok((await seenWithin(all, created.key, 'ok', Date.now())) <= 1000, 'and lifted again');
 
+    const regenerate = (on: TestGateway) => call(on.url, `/admin/keys/${created.id}/regenerate`, { method: 'POST', headers: { 'idempotency-key': `once-${shared}` } });
+    const first = await regenerate(a!);
+    const retried = await regenerate(b!);
+    t.equal(retried.json.key, first.json.key, 'a retry on another replica answers the same secret: no second rotation');
+    for (const gateway of all) t.equal(await status(gateway, first.json.key), 'ok', 'the new secret works everywhere at once');
+    for (const gateway of all) t.equal(await status(gateway, created.key), 'ok', 'and the old one in its grace');
+
     const revokedAt = Date.now();
     await call(c!.url, `/admin/keys/${created.id}`, { method: 'DELETE' });
-    const revokedIn = await seenWithin(all, created.key, 'Invalid API key', revokedAt);
+    const revokedIn = await seenWithin(all, first.json.key, 'Invalid API key', revokedAt);
+    t.equal(await status(a!, created.key), 'Invalid API key', 'the secret in its grace is revoked with the key');
     t.ok(revokedIn <= 1000, `a revocation on one replica was applied by all three in ${revokedIn} ms`);
     t.comment(`propagation (${shared}): expiry ${expiredIn} ms, revocation ${revokedIn} ms`);
   });
