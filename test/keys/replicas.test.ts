@@ -71,7 +71,8 @@ for (const shared of ['redis', 'none'] as const) {
     const revokedAt = Date.now();
     await call(c!.url, `/admin/keys/${created.id}`, { method: 'DELETE' });
     const revokedIn = await seenWithin(all, first.json.key, 'Invalid API key', revokedAt);
-    t.equal(await status(a!, created.key), 'Invalid API key', 'the secret in its grace is revoked with the key');
+    const graceRevokedIn = await seenWithin(all, created.key, 'Invalid API key', revokedAt);
+    t.ok(graceRevokedIn <= 1000, `the secret in its grace is revoked with the key (${graceRevokedIn} ms)`);
     t.ok(revokedIn <= 1000, `a revocation on one replica was applied by all three in ${revokedIn} ms`);
     t.comment(`propagation (${shared}): expiry ${expiredIn} ms, revocation ${revokedIn} ms`);
   });
