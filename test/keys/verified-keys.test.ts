@@ -108,4 +108,19 @@ t.test('an expired key is returned with its expiry (the auth step refuses it); t
   t.match(await keys.verify(next), { keyId: row.id, expiresAt: row.expires_at });
 });
 
+t.test('a database that fails a lookup is 503 store_unavailable, never a 401 and never the secret', async (t) => {
+  const { keys, add, store } = await setUp(t, true);
+  const { secret } = await add();
+  t.ok(await keys.verify(secret), 'cached while the database answers');
+  await store.close();
+  t.ok(await keys.verify(secret), 'a cached key still works without the database');
+  const other = generateSecret();
+  const error = await keys.verify(other).then(
+    () => undefined,
+    (thrown: unknown) => thrown as { status: number; code: string; message: string },
+  );
+  t.match(error, { status: 503, code: 'store_unavailable' });
+  t.notMatch(JSON.stringify(error) + String(error?.message), other.slice(3));
+});
+
 t.end();
