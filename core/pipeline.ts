@@ -67,7 +67,7 @@ export interface PluginDeps {
   redis(): Redis;
   /** The durable store (SQLite or PostgreSQL), opened and migrated before any plugin is created. */
   store(): Store;
-  /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
+  /** Key stores consulted after the bootstrap key (tests' extra keys, then the keys plugin's durable store, which it adds). */
   keyStores: KeyStore[];
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */
   parseOverrides: OverrideParser;
