@@ -22,6 +22,7 @@ import { HealthRegistry } from './health.js';
 import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
+import { KeyStatsBoard } from './key-stats.js';
 import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
 import { acceptedAtMost, openFilesLimit, OVERFLOW_CONNECTIONS } from './connections.js';
@@ -35,6 +36,7 @@ import { chatBody } from './chat-body.js';
 import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
+import { keys } from '../plugins/keys.js';
 import { auth } from '../plugins/auth.js';
 import type { KeyStore } from './key-store.js';
 import { rateLimit } from '../plugins/rate-limit.js';
@@ -53,8 +55,9 @@ import type { Provider, ProviderModule } from './provider.js';
 /**
  * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
  * limit because tokens per minute need its token estimate. Metrics only observes (every request).
+ * Keys adds no step: it gives auth its key store (so comes first) and serves the admin API of keys.
  */
-export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, auth, chatBody, rateLimit, costGuard, cache, router, failover];
+export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, keys, auth, chatBody, rateLimit, costGuard, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
@@ -156,10 +159,12 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     health: new HealthRegistry(),
     events: new EventBus(),
     cacheStats: new CacheStatsBoard(),
+    keyStats: new KeyStatsBoard(),
     // Read only while serving, when `server` (built below, after the plugins) exists.
     inflight: () => server.inflightCount,
     settings: values,
-    keyStores: options.keyStores ?? [],
+    // A copy: the keys plugin adds the durable store to it.
+    keyStores: [...(options.keyStores ?? [])],
     parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),
     redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
     store: () => store,

@@ -1,5 +1,5 @@
 // Where API keys are looked up: the contract between the auth plugin, which asks, and the stores
-// that answer (the bootstrap key today, the durable key store later). Core holds it so that the
+// that answer (the bootstrap key, then the durable key store of plugins/keys/). Core holds it so that the
 // pipeline's dependencies can name it without importing a plugin.
 import type { Principal } from './context.js';
 
@@ -8,7 +8,7 @@ export interface KeyRecord extends Principal {
   expiresAt?: number;
 }
 
-/** Where keys live. The bootstrap key store is static; the dashboard's store slots in here. */
+/** Where keys live: the bootstrap key store is static; plugins/keys/verified-keys.ts is the durable one. */
 export interface KeyStore {
   verify(secret: string): Promise<KeyRecord | undefined> | KeyRecord | undefined;
 }

@@ -11,6 +11,7 @@ import type { Forwarder } from './proxy.js';
 import type { HealthRegistry } from './health.js';
 import type { EventBus } from './events.js';
 import type { CacheStatsBoard } from './cache-stats.js';
+import type { KeyStatsBoard } from './key-stats.js';
 import type { Provider } from './provider.js';
 import type { KeyStore } from './key-store.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
@@ -56,6 +57,8 @@ export interface PluginDeps {
   events: EventBus;
   /** The response cache's size and evictions: the cache provides them, the metrics read them. */
   cacheStats: CacheStatsBoard;
+  /** Keys expiring soon: the keys plugin provides the count, the metrics read it. */
+  keyStats: KeyStatsBoard;
   /** Requests being handled right now, the one asking included. */
   inflight(): number;
   /** Every validated setting, for plugins that share a setting declared elsewhere. */
@@ -64,7 +67,7 @@ export interface PluginDeps {
   redis(): Redis;
   /** The durable store (SQLite or PostgreSQL), opened and migrated before any plugin is created. */
   store(): Store;
-  /** Key stores consulted after the bootstrap key (the dashboard's store; tests' extra keys). */
+  /** Key stores consulted after the bootstrap key (tests' extra keys, then the keys plugin's durable store, which it adds). */
   keyStores: KeyStore[];
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */
   parseOverrides: OverrideParser;

@@ -5,9 +5,6 @@
 import { defineSettings } from './settings.js';
 
 export const plannedSettings = defineSettings({
-  // The key store (dashboard keys, expiry, rotation)
-  MODELGATE_API_KEY_ROTATION_ENABLED: { type: 'boolean', default: false, description: 'Expire dashboard-created keys after MODELGATE_API_KEY_ROTATION_INTERVAL days.' },
-  MODELGATE_API_KEY_ROTATION_INTERVAL: { type: 'integer', default: 90, minimum: 1, description: 'Days a rotated key lives.' },
   // Alert delivery and webhooks
   MODELGATE_WEBHOOKS_ENABLED: { type: 'boolean', default: false, variants: ['prod'], description: 'Send outbound webhooks for events.' },
   MODELGATE_WEBHOOK_SECRET: { type: 'string', secret: true, description: 'HMAC-SHA256 secret signing outbound webhooks.' },

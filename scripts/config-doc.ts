@@ -19,6 +19,7 @@ const SEE_ALSO: Record<string, string> = {
   'Database and retention': 'storage.md',
   metrics: 'operations.md#metrics',
   'ip-filter': 'security.md#ip-filter-and-trusted-proxies',
+  keys: 'security.md#keys-of-the-admin-api',
   auth: 'security.md#api-keys',
   'chat-body': 'security.md#request-bounds',
   'rate-limit': 'limits-and-money.md#rate-limits',

@@ -8,11 +8,13 @@ import { RESPONSES } from './responses.js';
 import { chatSchemas } from './schemas/chat.js';
 import { gatewaySchemas } from './schemas/gateway.js';
 import { usageSchemas } from './schemas/usage.js';
+import { keySchemas } from './schemas/keys.js';
 import { chatPaths } from './paths/chat.js';
 import { modelPaths } from './paths/models.js';
 import { providerPaths } from './paths/providers.js';
 import { usagePaths } from './paths/usage.js';
 import { gatewayPaths } from './paths/gateway.js';
+import { keyPaths } from './paths/keys.js';
 import type { Method, OpenApiDocument, PathItem } from './types.js';
 
 /**
@@ -55,11 +57,12 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Models', description: 'The model catalog.' },
       { name: 'Providers', description: 'The providers behind the gateway.' },
       { name: 'Usage', description: 'Spend and budgets.' },
+      { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
     ],
-    paths: { ...chatPaths(options.overrides), ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...gatewayPaths },
+    paths: { ...chatPaths(options.overrides), ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...gatewayPaths },
     components: {
-      schemas: { ...chatSchemas(options.overrides), ...gatewaySchemas, ...usageSchemas },
+      schemas: { ...chatSchemas(options.overrides), ...gatewaySchemas, ...usageSchemas, ...keySchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

@@ -219,6 +219,31 @@ t.test('usage and the budget resume, as documented', async (t) => {
   await exchange(t, gateway, { ...resume, key: null }, 401);
 });
 
+t.test('the admin API of keys, as documented', async (t) => {
+  const created = await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', body: { name: 'app', limits: { requests_per_minute: 10, daily_cost_limit: 5 }, allowed_models: ['gpt-4o-mini'] } }, 201);
+  const key = JSON.parse(created.text);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', body: { name: '' } }, 400);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', body: '{"name":' }, 400);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', body: { name: 'x', pad: 'x'.repeat(70_000) } }, 413);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', key: TENANT_KEY, body: { name: 'x' } }, 403);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', path: '/v1/admin/keys?limit=1&status=active' }, 200);
+  await exchange(t, gateway, { operation: '/v1/admin/keys', path: '/v1/admin/keys?limit=1000' }, 400);
+  const one = { operation: '/v1/admin/keys/{id}', path: `/v1/admin/keys/${key.id}` };
+  await exchange(t, gateway, one, 200);
+  await exchange(t, gateway, { ...one, path: '/v1/admin/keys/key_nope' }, 404);
+  await exchange(t, gateway, { ...one, method: 'PATCH', body: { name: 'renamed', expires_at: null } }, 200);
+  await exchange(t, gateway, { ...one, method: 'PATCH', body: { limits: { requests_per_minute: 0 } } }, 400);
+  await exchange(t, gateway, { ...one, method: 'PATCH', path: '/v1/admin/keys/key_nope', body: { name: 'x' } }, 404);
+  await exchange(t, gateway, { ...one, method: 'PATCH', body: { name: 'x', pad: 'x'.repeat(70_000) } }, 413);
+  const regenerate = { operation: '/v1/admin/keys/{id}/regenerate', method: 'POST', path: `/v1/admin/keys/${key.id}/regenerate` };
+  await exchange(t, gateway, { ...regenerate, headers: { 'idempotency-key': 'retry-1' } }, 200);
+  await exchange(t, gateway, { ...regenerate, headers: { 'idempotency-key': ' ' } }, 400);
+  await exchange(t, gateway, { ...regenerate, path: '/v1/admin/keys/key_nope/regenerate' }, 404);
+  await exchange(t, gateway, { ...one, method: 'DELETE' }, 200);
+  await exchange(t, gateway, { ...one, method: 'DELETE', path: '/v1/admin/keys/key_nope' }, 404);
+  await exchange(t, gateway, regenerate, 409);
+});
+
 t.test('health, this document and the metrics, as documented', async (t) => {
   const status = await exchange(t, gateway, { operation: '/v1/health', key: null }, 200);
   t.same(JSON.parse(status.text), { status: 'ok' });
@@ -255,7 +280,7 @@ t.test('every operation was seen answering', async (t) => {
     Object.entries(item).flatMap(([method, operation]: [string, any]) => Object.keys(operation.responses).map((status) => `${method.toUpperCase()} ${path} ${status}`)),
   );
   for (const operation of new Set(documented.map((entry) => entry.replace(/ \S+$/, '')))) {
-    t.ok(checker.seen.has(`${operation} 200`), `${operation} answered 200`);
+    t.ok(checker.seen.has(`${operation} 200`) || checker.seen.has(`${operation} 201`), `${operation} answered 200 (201 for a create)`);
   }
   const unseen = documented.filter((entry) => !checker.seen.has(entry));
   t.comment(`documented answers not provoked here (stores away, shutting down, rate-limit store): ${unseen.join('; ')}`);

@@ -1,0 +1,87 @@
+// 100,000 keys listed page by page through the admin API, on each engine: every key once, in id
+// order, and each page's time measured (reported; asserted only generously, since machines differ —
+// the target is under 50 ms a page). Filters and the prefix search on the same table.
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { startGateway, call } from '../helpers/gateway.js';
+import { ENGINES, engineEnv } from '../helpers/database.js';
+
+const KEYS = 100_000;
+const BATCH = 1000;
+
+for (const engine of ENGINES) {
+  t.test(`100k keys on ${engine}`, async (t) => {
+    const gateway = await startGateway({ ...engineEnv(engine), MODELGATE_RATE_LIMITING_ENABLED: 'false' });
+    t.teardown(() => gateway.close());
+    const { db } = gateway.app.deps.store();
+    const now = Date.now();
+    for (let i = 0; i < KEYS; i += BATCH) {
+      const rows = Array.from({ length: BATCH }, (_, j) => {
+        const n = i + j;
+        const hash = randomBytes(32).toString('hex');
+        return {
+          id: `key_${randomBytes(12).toString('base64url')}`,
+          name: `app-${n % 500}`,
+          owner: `team-${n % 50}`,
+          prefix: `uc_${randomBytes(6).toString('base64url')}`,
+          hash,
+          previous_hash: null,
+          previous_expires_at: null,
+          status: n % 10 === 0 ? ('revoked' as const) : ('active' as const),
+          admin: 0,
+          limits: n % 3 === 0 ? '{"requests_per_minute":60}' : null,
+          allowed_models: null,
+          created_at: now,
+          updated_at: now,
+          last_used_at: null,
+          expires_at: n % 7 === 0 ? now + (n % 14) * 86_400_000 + 1000 : null,
+          version: 1,
+        };
+      });
+      await db.insertInto('api_keys').values(rows).execute();
+    }
+
+    const times: number[] = [];
+    const seen = new Set<string>();
+    let after: string | undefined;
+    let last = '';
+    for (;;) {
+      const started = performance.now();
+      const page = await call(gateway.url, `/admin/keys?limit=100${after ? `&after=${after}` : ''}`);
+      times.push(performance.now() - started);
+      t.equal(page.status, 200);
+      for (const key of page.json.data) {
+        if (key.id <= last) t.fail(`out of order: ${key.id} after ${last}`);
+        last = key.id;
+        seen.add(key.id);
+      }
+      if (!page.json.has_more) break;
+      after = page.json.last_id;
+    }
+    t.equal(seen.size, KEYS, 'every key, once');
+    times.sort((x, y) => x - y);
+    const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))]!.toFixed(1);
+    t.comment(`${engine}: ${times.length} pages of 100 — p50 ${at(0.5)} ms, p95 ${at(0.95)} ms, p99 ${at(0.99)} ms, max ${times.at(-1)!.toFixed(1)} ms (HTTP round trip)`);
+    t.ok(Number(at(0.95)) < 500, 'pages answer quickly (the target is 50 ms; asserted generously)');
+
+    const timed = async (path: string) => {
+      const started = performance.now();
+      const answer = await call(gateway.url, path);
+      return { answer, ms: (performance.now() - started).toFixed(1) };
+    };
+    const owner = await timed('/admin/keys?owner=team-7&limit=100');
+    t.ok(owner.answer.json.data.every((key: { owner: string }) => key.owner === 'team-7') && owner.answer.json.data.length === 100);
+    const revoked = await timed('/admin/keys?status=revoked&limit=100');
+    t.ok(revoked.answer.json.data.every((key: { status: string }) => key.status === 'revoked'));
+    const name = await timed('/admin/keys?name=app-42&limit=100');
+    t.equal(name.answer.json.data.length, 100);
+    const some = owner.answer.json.data[0].prefix.slice(0, 6);
+    const prefix = await timed(`/admin/keys?prefix=${some}&limit=100`);
+    t.ok(prefix.answer.json.data.length > 0 && prefix.answer.json.data.every((key: { prefix: string }) => key.prefix.startsWith(some)));
+    const expiring = await timed('/admin/keys?expiring_within=7d&limit=100');
+    t.ok(expiring.answer.json.data.length > 0 && expiring.answer.json.data.every((key: { expires_at: string }) => Date.parse(key.expires_at) <= Date.now() + 7 * 86_400_000));
+    t.comment(`${engine} filtered pages: owner ${owner.ms} ms, status ${revoked.ms} ms, name ${name.ms} ms, prefix ${prefix.ms} ms, expiring_within ${expiring.ms} ms`);
+  });
+}
+
+t.end();
