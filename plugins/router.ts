@@ -114,7 +114,7 @@ export const router: PluginModule<typeof settings> = {
       const routing = (chat.overrides.routing ?? {}) as RoutingOverride;
       const fallback = (chat.overrides.failover ?? {}) as FallbackOverride;
       const strategy = routing.strategy ?? s.MODELGATE_ROUTING_STRATEGY;
-      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: perRequestCap(chat, s.MODELGATE_MAX_COST_PER_REQUEST) };
+      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: perRequestCap(chat, ctx.principal?.limits?.max_cost_per_request ?? s.MODELGATE_MAX_COST_PER_REQUEST) };
       const filter = new CandidateFilter(ctx, providers, health, limits);
       const order = (candidates: Candidate[]) =>
         rank(candidates, {

@@ -6,5 +6,6 @@ import { ledger } from './0001_ledger.js';
 import { budgetState } from './0002_budget_state.js';
 import { leases } from './0003_leases.js';
 import { importV0Ledger } from './0004_import_v0_ledger.js';
+import { usageByKey } from './0006_usage_by_key.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, usageByKey];
