@@ -69,8 +69,8 @@ export class SpendHistory implements PeriodReader {
     });
   }
 
-  /** Usage per UTC day `from`..`to` (`YYYY-MM-DD`, inclusive), tenant, key, provider and model; of one tenant if given. */
-  async usage(from: string, to: string, tenant?: string): Promise<UsageRow[]> {
+  /** Usage per UTC day `from`..`to` (`YYYY-MM-DD`, inclusive), tenant, key, provider and model; of one key if given. */
+  async usage(from: string, to: string, keyId?: string): Promise<UsageRow[]> {
     let query = this.store.db
       .selectFrom('usage_daily')
       .select((eb) => [
@@ -90,7 +90,7 @@ export class SpendHistory implements PeriodReader {
       ])
       .where('bucket', '>=', Date.parse(`${from}T00:00:00Z`))
       .where('bucket', '<', Date.parse(`${to}T00:00:00Z`) + DAY_MS);
-    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
+    if (keyId !== undefined) query = query.where('key_id', '=', keyId);
     const rows = await query.groupBy(['bucket', 'tenant', 'key_id', 'provider', 'model']).orderBy('bucket').execute();
     return rows.map((row) => ({
       day: new Date(Number(row.bucket)).toISOString().slice(0, 10),
