@@ -90,6 +90,8 @@ export const rateLimit: PluginModule<typeof settings> = {
       redis = new RedisRateLimits(connection, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
     }
     const sets = new LimiterSets((own) => redis?.limiters(own) ?? memoryLimiters(own));
+    // Keys without limits of their own (most) skip the lookup.
+    const gatewayLimiters = sets.get(limits);
 
     return {
       name: 'rate-limit',
@@ -99,7 +101,7 @@ export const rateLimit: PluginModule<typeof settings> = {
         async handle(ctx, next) {
           const { keyId: key, limits: own } = ctx.principal!;
           const applied = keyLimits(limits, own);
-          const limiters = sets.get(applied);
+          const limiters = own ? sets.get(applied) : gatewayLimiters;
           // Non-chat routes take no tokens; the store wants whole points.
           const tokens = ctx.chat ? Math.ceil(ctx.chat.promptTokens + ctx.chat.expectedOutputTokens) : 0;
           let admission: Admission;

@@ -269,18 +269,24 @@ end
 return added
 `;
 
-// A replica's reservations of requests still in flight, after Redis lost them: held again, unless
-// settled meanwhile. KEYS: reservations, expiries, reserved total, then each one's settled marker.
-// ARGV: ttl ms, then id and amount of each. → reservations restored.
+// A replica's reservations of requests still in flight, after Redis lost them: held again, on their
+// key's budget too, unless settled meanwhile. KEYS: reservations, expiries, reserved total, reserved
+// by key, reservation → key, then each one's settled marker. ARGV: ttl ms, then id, amount and key
+// id ('' for none) of each. → reservations restored.
 export const RESTORE = `${NOW}
 local restored = 0
-for r = 0, #KEYS - 4 do
-  local id = ARGV[2 + 2 * r]
-  local amount = tonumber(ARGV[3 + 2 * r])
-  if amount and redis.call('HEXISTS', KEYS[1], id) == 0 and redis.call('EXISTS', KEYS[4 + r]) == 0 then
+for r = 0, #KEYS - 6 do
+  local id = ARGV[2 + 3 * r]
+  local amount = tonumber(ARGV[3 + 3 * r])
+  local kid = ARGV[4 + 3 * r]
+  if amount and redis.call('HEXISTS', KEYS[1], id) == 0 and redis.call('EXISTS', KEYS[6 + r]) == 0 then
     redis.call('HSET', KEYS[1], id, amount)
     redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), id)
     redis.call('INCRBY', KEYS[3], amount)
+    if kid ~= '' then
+      redis.call('HINCRBY', KEYS[4], kid, amount)
+      redis.call('HSET', KEYS[5], id, kid)
+    end
     restored = restored + 1
   end
 end

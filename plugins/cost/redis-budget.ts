@@ -125,7 +125,7 @@ export class RedisBudget implements BudgetStore {
       }
       this.recovery.saw(String(result[1]));
       if (result[0] === 1) {
-        this.recovery.remember(id, amount);
+        this.recovery.remember(id, amount, key?.keyId);
         return { ok: true };
       }
       if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[2])) as PauseState };

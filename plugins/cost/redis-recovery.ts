@@ -34,7 +34,7 @@ export class EpochRecovery {
   /** Ids of rows settled with a cost the key's counters did not count, until they are written. */
   private readonly uncounted = new Set<string>();
   /** This replica's reservations of requests in flight (id → nano-dollars and when), to put back into a new epoch. */
-  private readonly outstanding = new Map<string, { amount: number; at: number }>();
+  private readonly outstanding = new Map<string, { amount: number; at: number; keyId: string }>();
   /** The epoch this replica last saw; a different one means Redis lost its state. */
   private epoch: string | undefined;
   private readonly onReady = () => void this.checkRestart();
@@ -101,26 +101,28 @@ export class EpochRecovery {
   }
 
   /** Notes a reservation in flight; one older than a reservation lives is of no use (and is forgotten). */
-  remember(id: string, amount: number): void {
+  remember(id: string, amount: number, keyId = ''): void {
     const now = Date.now();
     if (this.outstanding.size >= 10_000) for (const [old, { at }] of this.outstanding) if (at < now - RESERVATION_TTL_MS) this.outstanding.delete(old);
-    this.outstanding.set(id, { amount, at: now });
+    this.outstanding.set(id, { amount, at: now, keyId });
   }
 
   /** Puts this replica's in-flight reservations back into the epoch Redis moved to. */
   private async restoreOutstanding(): Promise<void> {
     const cutoff = Date.now() - RESERVATION_TTL_MS;
-    const entries = [...this.outstanding].filter(([, { at }]) => at >= cutoff).map(([id, { amount }]) => [id, amount] as const);
+    const entries = [...this.outstanding].filter(([, { at }]) => at >= cutoff).map(([id, { amount, keyId }]) => [id, amount, keyId] as const);
     if (entries.length === 0) return;
     try {
       const restored = await this.redis.modelgateBudgetRestore(
-        3 + entries.length,
+        5 + entries.length,
         keys.reservations,
         keys.expiries,
         keys.reserved,
+        keys.keyReserved,
+        keys.reservationKeys,
         ...entries.map(([id]) => keys.settled(id)),
         RESERVATION_TTL_MS,
-        ...entries.flatMap(([id, amount]) => [id, amount]),
+        ...entries.flatMap(([id, amount, keyId]) => [id, amount, keyId]),
       );
       this.logger.info({ restored }, 'budget: reservations of requests in flight put back after Redis lost them');
     } catch (error) {

@@ -135,3 +135,17 @@ t.test('redis: a cost settled before the key was seeded and written after the se
   t.match(await budget.reserve('s3', 61, periods, OPEN, KEY), { ok: false, scope: 'key', spent: 40 });
   t.same(await budget.reserve('s4', 60, periods, OPEN, KEY), { ok: true });
 });
+
+t.test("redis: a request in flight when Redis lost its state is held again on its key's budget, and released by its settlement", async (t) => {
+  const parts = await budgetParts(t, 'postgres');
+  const { budget, prefix } = await redisStore(t, parts);
+  const periods = currentPeriods();
+  t.same(await budget.reserve('f1', 80, periods, OPEN, KEY), { ok: true });
+  await flushPrefix(prefix);
+  // The next script meets the new epoch: the replica puts its reservation in flight back.
+  for (let i = 0; i < 50 && (await budget.snapshot(periods)).reserved === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.equal((await budget.snapshot(periods)).reserved, 80, "the gateway's share is held again");
+  t.match(await budget.reserve('f2', 30, periods, OPEN, KEY), { ok: false, scope: 'key', reserved: 80 }, "and so is the key's");
+  await budget.settle('f1', 10, periods, [row(10)], KEY.keyId);
+  t.same(await budget.reserve('f3', 90, periods, OPEN, KEY), { ok: true }, 'the settlement released both: 10 spent, 90 fit');
+});
