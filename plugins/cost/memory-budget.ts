@@ -68,7 +68,7 @@ export class MemoryBudget implements BudgetStore {
       if (spent + this.reserved + amount > limits[name]) return { ok: false, reason: 'limit', scope: 'gateway', period: name, spent, reserved: this.reserved };
     }
     if (key) {
-      const own = this.keys.check(id, amount, periods, key);
+      const own = this.keys.check(amount, periods, key);
       if (!own.ok) return own;
       this.keys.hold(id, amount, key.keyId);
     }

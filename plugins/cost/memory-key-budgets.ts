@@ -78,7 +78,7 @@ export class MemoryKeyBudgets {
   }
 
   /** Synchronous, after load(): refuses if the key's budgets cannot hold `amount`, else reserves it. */
-  check(id: string, amount: number, periods: Periods, key: KeyBudget): ReserveResult {
+  check(amount: number, periods: Periods, key: KeyBudget): ReserveResult {
     const state = this.state(key.keyId);
     for (const name of PERIODS) {
       const limit = key.limits[name];
