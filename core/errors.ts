@@ -17,6 +17,7 @@ export const ERROR_KINDS = {
   api_key_expired: { status: 401, type: 'invalid_request_error', code: 'api_key_expired', message: 'API key expired' },
   ip_forbidden: { status: 403, type: 'permission_error', code: 'ip_not_allowed', message: 'Access from this IP address is not allowed' },
   model_unpriced: { status: 403, type: 'permission_error', code: 'model_unpriced', message: 'The gateway has no price for this model' },
+  model_not_allowed: { status: 403, type: 'permission_error', code: 'model_not_allowed', message: 'This API key may not use this model' },
   admin_required: { status: 403, type: 'permission_error', code: 'admin_required', message: 'This endpoint needs an admin key' },
   model_not_found: { status: 404, type: 'invalid_request_error', code: 'model_not_found', message: 'Model not found' },
   model_unavailable: { status: 404, type: 'invalid_request_error', code: 'model_unavailable', message: 'Model unavailable' },

@@ -2,6 +2,7 @@
 // `auto` first, then one entry per catalog model, named by its id, or `provider/id` when several
 // providers serve that id. GET /v1/models lists them; GET /v1/models/{model} answers one.
 import type { Catalog, CatalogModel } from './catalog.js';
+import type { ModelAllowance } from './allowed-models.js';
 
 const perMillion = (usdPerToken: number | null | undefined) => (usdPerToken == null ? null : Math.round(usdPerToken * 1e6 * 1e6) / 1e6);
 
@@ -55,8 +56,11 @@ export class ModelList {
     for (const { entry } of this.entries) this.byId.set(entry.id as string, entry);
   }
 
-  list(): Array<Record<string, unknown>> {
-    return this.entries.map(({ entry }) => entry);
+  /** Every entry, or with `allowed` (a restricted key's) only those it may use, and `auto` if any. */
+  list(allowed?: ModelAllowance): Array<Record<string, unknown>> {
+    if (!allowed) return this.entries.map(({ entry }) => entry);
+    const usable = this.entries.filter(({ model }) => model && allowed(model)).map(({ entry }) => entry);
+    return usable.length > 0 ? [this.entries[0]!.entry, ...usable] : [];
   }
 
   /**
@@ -65,7 +69,14 @@ export class ModelList {
    * that model's entry, whose `id` is the one the list shows). An id several providers serve is
    * listed only as its `provider/id` entries, so alone it names no single model.
    */
-  find(name: string): Record<string, unknown> | undefined {
+  find(name: string, allowed?: ModelAllowance): Record<string, unknown> | undefined {
+    const entry = this.lookup(name);
+    if (!entry || !allowed || entry === this.entries[0]!.entry) return entry;
+    const model = this.entries.find((candidate) => candidate.entry === entry)?.model;
+    return model && allowed(model) ? entry : undefined;
+  }
+
+  private lookup(name: string): Record<string, unknown> | undefined {
     const listed = this.byId.get(name);
     if (listed) return listed;
     const found = this.catalog.find(name);

@@ -6,6 +6,7 @@ import type { Catalog } from './catalog.js';
 import type { RequestContext } from './context.js';
 import { GatewayError } from './errors.js';
 import { ModelList } from './model-list.js';
+import { modelAllowance } from './allowed-models.js';
 import type { Route } from './pipeline.js';
 import { sendJson } from './respond.js';
 import type { Provider } from './provider.js';
@@ -52,7 +53,9 @@ export function coreRoutes(deps: CoreRouteDeps): Route[] {
       method: 'GET',
       path: '/v1/models',
       async handle(ctx) {
-        sendJson(ctx, 200, { object: 'list', data: models.list() });
+        // A key restricted to some models sees only those.
+        const allowed = ctx.principal?.allowedModels ? modelAllowance(ctx.principal.allowedModels) : undefined;
+        sendJson(ctx, 200, { object: 'list', data: models.list(allowed) });
       },
     },
     {
@@ -60,7 +63,7 @@ export function coreRoutes(deps: CoreRouteDeps): Route[] {
       // `+`: an id may hold a slash (`openai/gpt-4o`), sent raw or as %2F (the OpenAI SDK's way).
       path: '/v1/models/{model+}',
       async handle(ctx) {
-        const model = models.find(ctx.params.model!);
+        const model = models.find(ctx.params.model!, ctx.principal?.allowedModels ? modelAllowance(ctx.principal.allowedModels) : undefined);
         // OpenAI answers an unknown id with 404 model_not_found, param "model".
         if (!model) throw new GatewayError('model_not_found', { param: 'model' });
         sendJson(ctx, 200, model);

@@ -23,7 +23,8 @@ import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
 import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
-import type { Amounts, Periods, ReserveResult } from './cost/budget-store.js';
+import type { Amounts, KeyBudget, Periods, ReserveResult } from './cost/budget-store.js';
+import { keyBudget } from './cost/key-budget.js';
 import { ledgerRow, requestEnding, type LedgerRow } from './cost/ledger-row.js';
 import type { Usage } from '../core/chat-types.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
@@ -90,9 +91,11 @@ interface Held {
   estimateUsd: number;
   /** Failed calls reported before this target's first call: the ones after are its own. */
   failuresFrom: number;
+  /** The key whose budgets it is held on (its spend is counted per key). */
+  keyId: string;
 }
 
-function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number): GatewayError {
+function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number, key: KeyBudget | undefined): GatewayError {
   const resetsAt = result.reason === 'paused' ? result.pause.until : periods[result.period].resetsAt;
   const headers = { 'retry-after': retryAfterSeconds(resetsAt - Date.now()), 'x-should-retry': 'false' };
   const when = new Date(resetsAt).toISOString();
@@ -107,9 +110,12 @@ function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods,
     });
   }
   const label = PERIOD_LABEL[result.period];
+  // Whose budget refused: the key's own says so (its limit and spend); the gateway's reads as before.
+  const own = result.scope === 'key';
+  const limit = own ? key!.limits[result.period]! : limits[result.period];
   return new GatewayError('cost_limit_exceeded', {
     param: `${label.toLowerCase()}_cost_limit`,
-    message: `${label} cost limit of $${formatCost(toUsd(limits[result.period]))} reached: $${formatCost(toUsd(result.spent))} spent, $${formatCost(toUsd(result.reserved))} reserved by requests in flight, this request needs up to $${formatCost(toUsd(estimateNano))}. It resets at ${when}.`,
+    message: `${own ? `This API key's ${label.toLowerCase()}` : label} cost limit of $${formatCost(toUsd(limit))} reached: $${formatCost(toUsd(result.spent))} spent, $${formatCost(toUsd(result.reserved))} reserved by requests in flight, this request needs up to $${formatCost(toUsd(estimateNano))}. It resets at ${when}.`,
     headers,
   });
 }
@@ -176,17 +182,19 @@ export const costGuard: PluginModule<typeof settings> = {
         });
       }
       const usd = estimate(ctx, model);
-      const cap = perRequestCap(ctx.chat!, operatorCap);
+      // The key's own per-request limit replaces the gateway's; the request may only lower it.
+      const keyCap = ctx.principal?.limits?.max_cost_per_request;
+      const cap = perRequestCap(ctx.chat!, keyCap ?? operatorCap);
       if (usd > cap) {
         throw new GatewayError('cost_limit_exceeded', {
           code: 'cost_per_request_exceeded',
           param: 'max_cost_per_request',
-          message: `This request may cost up to $${formatCost(usd)} on ${target.model.id}, over the per-request cost limit of $${formatCost(cap)}. Lower max_tokens or choose a cheaper model.`,
+          message: `This request may cost up to $${formatCost(usd)} on ${target.model.id}, over the ${keyCap === undefined ? '' : "API key's "}per-request cost limit of $${formatCost(cap)}. Lower max_tokens or choose a cheaper model.`,
           headers: { 'x-should-retry': 'false' },
         });
       }
       const id = await hold(ctx, toNano(usd));
-      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0 };
+      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0, keyId: ctx.principal!.keyId };
     }
 
     /** Reserves `amount` against every budget, or refuses; returns the reservation's id. */
@@ -194,14 +202,15 @@ export const costGuard: PluginModule<typeof settings> = {
       const id = randomUUID();
       const periods = currentPeriods();
       let result: ReserveResult;
+      const key = keyBudget(ctx.principal);
       try {
-        result = await budget.reserve(id, amount, periods, limits);
+        result = await budget.reserve(id, amount, periods, limits, key);
       } catch (error) {
         ctx.log.warn({ err: (error as Error).message }, 'budget: store failed, refusing');
         events.emit('fallback', { component: 'cost-guard', reason: 'redis_unavailable' });
         throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' } });
       }
-      if (!result.ok) throw refusal(result, periods, limits, amount);
+      if (!result.ok) throw refusal(result, periods, limits, amount, key);
       return id;
     }
 
@@ -227,7 +236,7 @@ export const costGuard: PluginModule<typeof settings> = {
      */
     async function settleBudget(held: Held, nano: number, at: number, rows: LedgerRow[]): Promise<void> {
       const periods = currentPeriods(at);
-      const settled = budget.settle(held.id, nano, periods, rows);
+      const settled = budget.settle(held.id, nano, periods, rows, held.keyId);
       // Almost always none: extra reservations are made only before a retry after a timeout.
       const released = held.extra.length > 0 ? Promise.allSettled(held.extra.map((id) => budget.settle(id, 0, periods))) : undefined;
       const spent = await settled;

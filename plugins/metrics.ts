@@ -9,6 +9,7 @@ import type { BudgetEvent, AlertEvent, FallbackEvent } from '../core/events.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
 import { bearerToken, secretMatcher } from './auth.js';
 import { createFamilies } from './metrics/families.js';
+import { KeyLabels } from './metrics/key-labels.js';
 import { ALERT_ACTIONS, STORE_COMPONENTS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
 
 const settings = defineSettings({
@@ -29,6 +30,14 @@ const settings = defineSettings({
     type: 'string',
     secret: true,
     description: 'When set, GET /metrics requires `Authorization: Bearer <token>` (Prometheus: `authorization: {credentials: ...}` in the scrape config).',
+  },
+  MODELGATE_METRICS_MAX_KEYS: {
+    type: 'integer',
+    default: 100,
+    minimum: 0,
+    maximum: 10_000,
+    description:
+      'API keys with series of their own in modelgate_key_requests_total and modelgate_key_cost_usd_total: the most recently active ones; the rest count under key_id="other", and a key idle for 10 minutes gives its place up. 0: every key counts as `other`.',
   },
 });
 
@@ -102,6 +111,11 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       completion: f.tokens.labels(provider!, model!, 'completion', cache!),
     }));
 
+    const keyLabels = new KeyLabels(s.MODELGATE_METRICS_MAX_KEYS, (keyId) => {
+      f.keyRequests.remove(keyId);
+      f.keyCost.remove(keyId);
+    });
+
     const matchesToken = s.MODELGATE_METRICS_TOKEN === undefined ? undefined : secretMatcher(s.MODELGATE_METRICS_TOKEN);
     const authorized = (ctx: RequestContext) => {
       if (!matchesToken) return true;
@@ -142,6 +156,11 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         else if (outcome.cache === 'BYPASS') f.cacheBypasses.inc();
         const refusal = ctx.error && REFUSAL_BY_KIND[ctx.error.kind];
         if (refusal) refusals[refusal]!.inc();
+        if (ctx.principal) {
+          const keyId = keyLabels.label(ctx.principal.keyId);
+          f.keyRequests.labels(keyId).inc();
+          if (outcome.cost) f.keyCost.labels(keyId).inc(outcome.cost);
+        }
         if (!outcome.target) return;
 
         const series = perModel.get(provider, model);

@@ -8,6 +8,7 @@ import { GatewayError } from '../core/errors.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { PluginModule } from '../core/pipeline.js';
 import { memoryLimiters, type Limits } from './rate/limiters.js';
+import { keyLimits, LimiterSets } from './rate/key-limits.js';
 import { RedisRateLimits } from './rate/redis-failure.js';
 import { admit, correctTokens, type Admission } from './rate/admission.js';
 import { rateLimitHeaders, retryHeaders } from './rate/headers.js';
@@ -67,8 +68,10 @@ function refusal(admission: Admission, promptTokens: number): GatewayError {
       headers: { 'x-should-retry': 'false' },
     });
   }
+  // The spec fixes the message; param names the limit that refused (the key's own, or the gateway's).
   return new GatewayError('rate_limit_exceeded', {
     type: admission.refusedBy === 'tokens' ? 'tokens' : 'requests',
+    param: admission.refusedLimit,
     headers: retryHeaders(admission.retryAfterMs),
   });
 }
@@ -84,9 +87,11 @@ export const rateLimit: PluginModule<typeof settings> = {
     if (values.MODELGATE_STORE === 'redis') {
       const connection = deps.redis();
       await waitUntilReady(connection, BOOT_WAIT_MS);
-      redis = new RedisRateLimits(connection, limits, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
+      redis = new RedisRateLimits(connection, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
     }
-    const limiters = redis?.limiters ?? memoryLimiters(limits);
+    const sets = new LimiterSets((own) => redis?.limiters(own) ?? memoryLimiters(own));
+    // Keys without limits of their own (most) skip the lookup.
+    const gatewayLimiters = sets.get(limits);
 
     return {
       name: 'rate-limit',
@@ -94,12 +99,14 @@ export const rateLimit: PluginModule<typeof settings> = {
         name: 'rate-limit',
         scope: 'all',
         async handle(ctx, next) {
-          const key = ctx.principal!.keyId;
+          const { keyId: key, limits: own } = ctx.principal!;
+          const applied = keyLimits(limits, own);
+          const limiters = own ? sets.get(applied) : gatewayLimiters;
           // Non-chat routes take no tokens; the store wants whole points.
           const tokens = ctx.chat ? Math.ceil(ctx.chat.promptTokens + ctx.chat.expectedOutputTokens) : 0;
           let admission: Admission;
           try {
-            admission = await admit(limiters, limits, key, tokens);
+            admission = await admit(limiters, applied, key, tokens);
           } catch (error) {
             // Only `refuse` lets a store error through: with `local` the insurance limiter answers.
             if (!redis) throw error;

@@ -9,6 +9,7 @@ import { ConfigError } from '../core/config.js';
 import { GatewayError } from '../core/errors.js';
 import { bareModel, type CatalogModel } from '../core/catalog.js';
 import { perRequestCap } from '../core/estimate.js';
+import { modelAllowance } from '../core/allowed-models.js';
 import type { RequestContext } from '../core/context.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
@@ -113,7 +114,7 @@ export const router: PluginModule<typeof settings> = {
       const routing = (chat.overrides.routing ?? {}) as RoutingOverride;
       const fallback = (chat.overrides.failover ?? {}) as FallbackOverride;
       const strategy = routing.strategy ?? s.MODELGATE_ROUTING_STRATEGY;
-      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: perRequestCap(chat, s.MODELGATE_MAX_COST_PER_REQUEST) };
+      const limits = { qualityThreshold: routing.quality_threshold ?? s.MODELGATE_QUALITY_THRESHOLD, maxCost: perRequestCap(chat, ctx.principal?.limits?.max_cost_per_request ?? s.MODELGATE_MAX_COST_PER_REQUEST) };
       const filter = new CandidateFilter(ctx, providers, health, limits);
       const order = (candidates: Candidate[]) =>
         rank(candidates, {
@@ -125,8 +126,10 @@ export const router: PluginModule<typeof settings> = {
           exploration: s.MODELGATE_ROUTING_EXPLORATION,
           health,
         });
+      // A key restricted to some models: nothing outside them is ever a candidate (auto, fallbacks, failover).
+      const allowed = modelAllowance(ctx.principal?.allowedModels);
       const keep = (models: readonly CatalogModel[], rules: Rules) =>
-        models.map((model) => filter.check(model, rules)).filter((c): c is Candidate => c !== undefined);
+        models.filter(allowed).map((model) => filter.check(model, rules)).filter((c): c is Candidate => c !== undefined);
       // auto and each fallback provider's best fit (the gateway's choice): every constraint, priced
       // models only. A model the client named — requested, in fallback_models, or the requested
       // model on a fallback provider — may be below the quality threshold or unpriced (the cost
@@ -138,21 +141,24 @@ export const router: PluginModule<typeof settings> = {
 
       const requested = chat.body.model;
       const auto = requested === 'auto';
-      const primary = auto ? keep(catalog.models, AUTO) : keep(resolve(requested, 'model'), NAMED);
+      const named = auto ? [] : resolve(requested, 'model');
+      // A model the key may not use is refused as such, not as "no candidate".
+      if (!auto && !named.some(allowed)) throw new GatewayError('model_not_allowed', { param: 'model' });
+      const primary = auto ? keep(catalog.models, AUTO) : keep(named, NAMED);
       const ranked = order(primary);
       if (ranked.length === 0) throw noCandidate(filter.exclusions, health);
 
-      const named: Candidate[] = [];
-      fallback.fallback_models?.forEach((name, i) => named.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), FALLBACK))));
+      const extra: Candidate[] = [];
+      fallback.fallback_models?.forEach((name, i) => extra.push(...order(keep(resolve(name, `modelgate.failover.fallback_models[${i}]`), FALLBACK))));
       fallback.fallback_providers?.forEach((name, i) => {
         if (!providers.has(name)) throw new GatewayError('bad_request', { param: `modelgate.failover.fallback_providers[${i}]`, message: `Unknown provider '${name}'.` });
         const same = auto ? [] : keep(resolve(requested, 'model').filter((m) => m.provider === name), FALLBACK);
         // The requested model if this provider serves it, else this provider's best fit.
-        named.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), AUTO)).slice(0, 1)));
+        extra.push(...(same.length > 0 ? same : order(keep(catalog.models.filter((m) => m.provider === name), AUTO)).slice(0, 1)));
       });
 
       const targets = (candidates: Candidate[]) => candidates.map((candidate) => candidate.target);
-      ctx.candidates = candidateChain(targets(ranked), targets(named));
+      ctx.candidates = candidateChain(targets(ranked), targets(extra));
       ctx.strategy = strategy;
     }
 

@@ -19,7 +19,7 @@ export const RESPONSES = {
   Unauthorized: refusal('`Invalid API key` (code invalid_api_key: missing, malformed or unknown) or `API key expired` (code api_key_expired).', 'www-authenticate'),
   IpForbidden: refusal('The IP filter refuses this client (code ip_not_allowed): MODELGATE_BLOCKED_IPS, or MODELGATE_ALLOWED_IPS with whitelisting on.'),
   RateLimited: keyedRefusal(
-    '`Rate limit exceeded` (code rate_limit_exceeded): the key sent more requests than MODELGATE_RATE_LIMIT_RPM/_BURST/_RPH allow. Retry-After says when there is room again.',
+    '`Rate limit exceeded` (code rate_limit_exceeded): the key sent more requests (or tokens) than its own limits, else MODELGATE_RATE_LIMIT_RPM/_BURST/_RPH/_TPM, allow; `param` names the limit: requests_per_minute, requests_per_hour or tokens_per_minute. Retry-After says when there is room again.',
     'retry-after',
     'retry-after-ms',
   ),

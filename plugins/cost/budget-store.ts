@@ -17,9 +17,16 @@ export interface PauseState {
   until: number;
 }
 
+/** A key's own budgets (the periods it sets a limit for), held on top of the gateway's. */
+export interface KeyBudget {
+  keyId: string;
+  limits: Partial<Amounts>;
+}
+
 export type ReserveResult =
   | { ok: true }
-  | { ok: false; reason: 'limit'; period: PeriodName; spent: number; reserved: number }
+  /** `scope`: whose budget refused, the gateway's or the key's own (then spent and reserved are the key's). */
+  | { ok: false; reason: 'limit'; scope: 'gateway' | 'key'; period: PeriodName; spent: number; reserved: number }
   | { ok: false; reason: 'paused'; pause: PauseState };
 
 export interface BudgetSnapshot {
@@ -31,16 +38,18 @@ export interface BudgetSnapshot {
 
 export interface BudgetStore {
   /**
-   * Atomically: refuses while paused, or if spent + reserved + amount would pass any period's limit;
-   * else reserves `amount` under `id`.
+   * Atomically: refuses while paused, or if spent + reserved + amount would pass any period's limit
+   * of the gateway or, given `key`, of the key's own budgets; else reserves `amount` under `id`
+   * against both.
    */
-  reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult>;
+  reserve(id: string, amount: number, periods: Periods, limits: Amounts, key?: KeyBudget): Promise<ReserveResult>;
   /**
-   * Releases the reservation `id` (if any), adds `actual` to every period, and hands `rows` (whose
-   * costs make up `actual`) to the ledger. Returns spend after. A store that keeps a settlement to
-   * retry it keeps its rows with it: they reach the ledger once the cost is counted.
+   * Releases the reservation `id` (if any, on the key's budgets too), adds `actual` to every period
+   * of the gateway and of key `keyId`, and hands `rows` (whose costs make up `actual`) to the
+   * ledger. Returns the gateway's spend after. A store that keeps a settlement to retry it keeps its
+   * rows with it: they reach the ledger once the cost is counted.
    */
-  settle(id: string, actual: number, periods: Periods, rows?: LedgerRow[]): Promise<Amounts>;
+  settle(id: string, actual: number, periods: Periods, rows?: LedgerRow[], keyId?: string): Promise<Amounts>;
   snapshot(periods: Periods): Promise<BudgetSnapshot>;
   /**
    * Marks the rule (`0.8:chat`) fired for the period and, given `pause`, pauses spending — in one

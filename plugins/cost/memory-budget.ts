@@ -3,7 +3,8 @@
 // rollups the first time a period is seen (so totals survive a restart); settled rows go to the
 // ledger writer. Fired alert rules and the pause live in the database (budget-records.ts).
 import { PERIODS, type Period } from './periods.js';
-import type { Amounts, BudgetSnapshot, BudgetStore, PauseState, Periods, ReserveResult } from './budget-store.js';
+import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult } from './budget-store.js';
+import { MemoryKeyBudgets } from './memory-key-budgets.js';
 import type { LedgerRow } from './ledger-row.js';
 import type { LedgerWriter } from './ledger.js';
 import type { SpendHistory } from './spend-history.js';
@@ -16,13 +17,16 @@ export class MemoryBudget implements BudgetStore {
   private loading: Promise<void> | undefined;
   private readonly reservations = new Map<string, number>();
   private reserved = 0;
+  private readonly keys: MemoryKeyBudgets;
 
   private constructor(
     private readonly ledger: LedgerWriter,
     private readonly history: SpendHistory,
     private readonly records: BudgetRecords,
     private paused: PauseState | undefined,
-  ) {}
+  ) {
+    this.keys = new MemoryKeyBudgets(ledger, history);
+  }
 
   static async open(ledger: LedgerWriter, history: SpendHistory, records: BudgetRecords): Promise<MemoryBudget> {
     return new MemoryBudget(ledger, history, records, await records.pause());
@@ -53,20 +57,27 @@ export class MemoryBudget implements BudgetStore {
     return this.paused;
   }
 
-  async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
+  async reserve(id: string, amount: number, periods: Periods, limits: Amounts, key?: KeyBudget): Promise<ReserveResult> {
     if (!this.loaded(periods)) await this.load(periods);
+    if (key) await this.keys.load(key.keyId, periods);
+    // From here to the end no await: the checks and the reservations on both budgets are one step.
     const pause = this.currentPause();
     if (pause) return { ok: false, reason: 'paused', pause };
     for (const name of PERIODS) {
       const spent = this.spent.get(periodId(periods[name]))!;
-      if (spent + this.reserved + amount > limits[name]) return { ok: false, reason: 'limit', period: name, spent, reserved: this.reserved };
+      if (spent + this.reserved + amount > limits[name]) return { ok: false, reason: 'limit', scope: 'gateway', period: name, spent, reserved: this.reserved };
+    }
+    if (key) {
+      const own = this.keys.check(amount, periods, key);
+      if (!own.ok) return own;
+      this.keys.hold(id, amount, key.keyId);
     }
     this.reservations.set(id, amount);
     this.reserved += amount;
     return { ok: true };
   }
 
-  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = []): Promise<Amounts> {
+  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Amounts> {
     // Loaded before the rows are queued: a period read from the ledger must not already hold them.
     // Should the database not answer, the rows are still queued and the reservation released.
     const failed = this.loaded(periods)
@@ -80,6 +91,7 @@ export class MemoryBudget implements BudgetStore {
       this.reservations.delete(id);
       this.reserved -= held;
     }
+    this.keys.settle(id, actual, periods, keyId);
     for (const row of rows) row.epoch = null;
     this.ledger.add(rows);
     // Counted in every period that is loaded, even if another could not be (it is read later, rows included).

@@ -29,10 +29,10 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PERIODS, type Period } from './periods.js';
-import type { Amounts, BudgetSnapshot, BudgetStore, PauseState, Periods, ReserveResult } from './budget-store.js';
+import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult } from './budget-store.js';
 import type { LedgerRow } from './ledger-row.js';
 import * as scripts from './redis-budget-scripts.js';
-import { KEEP_SPEND_S, RESERVATION_TTL_MS, baseKeys, keys, newEpoch, spentKeys, type Scripted } from './redis-budget-scripts.js';
+import { KEEP_SPEND_S, NO_KEY, RESERVATION_TTL_MS, baseKeys, keyKeys, keys, newEpoch, spentKeys, type Scripted } from './redis-budget-scripts.js';
 import { EpochRecovery, type RecoveryDeps } from './redis-recovery.js';
 
 /**
@@ -56,6 +56,7 @@ interface Unsettled {
   actual: number;
   periods: Periods;
   rows: LedgerRow[];
+  keyId?: string;
 }
 
 export class RedisBudget implements BudgetStore {
@@ -71,8 +72,8 @@ export class RedisBudget implements BudgetStore {
     private readonly logger: Logger,
     private readonly deps: RecoveryDeps,
   ) {
-    redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 14, lua: scripts.RESERVE });
-    redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 13, lua: scripts.SETTLE });
+    redis.defineCommand('modelgateBudgetReserve', { numberOfKeys: 20, lua: scripts.RESERVE });
+    redis.defineCommand('modelgateBudgetSettle', { numberOfKeys: 19, lua: scripts.SETTLE });
     redis.defineCommand('modelgateBudgetState', { numberOfKeys: 11, lua: scripts.STATE });
     redis.defineCommand('modelgateBudgetFire', { numberOfKeys: 2, lua: scripts.FIRE });
     this.redis = redis as Scripted;
@@ -86,11 +87,14 @@ export class RedisBudget implements BudgetStore {
     return this.recovery.start();
   }
 
-  async reserve(id: string, amount: number, periods: Periods, limits: Amounts): Promise<ReserveResult> {
+  async reserve(id: string, amount: number, periods: Periods, limits: Amounts, key?: KeyBudget): Promise<ReserveResult> {
     // Without a connection and without an offline queue (the gateway's connection) ioredis would
     // refuse at once: the script never runs, and there is nothing to release.
     if (this.redis.status !== 'ready' && !this.redis.options.enableOfflineQueue) throw new Error(`budget: Redis is not connected (${this.redis.status})`);
-    for (let attempt = 1; ; attempt++) {
+    // Seeds of the epoch and of the key's counters are counted apart: a reservation may need both.
+    let seeds = 0;
+    let keySeeds = 0;
+    for (;;) {
       let result: Array<number | string>;
       try {
         result = await this.redis.modelgateBudgetReserve(
@@ -104,11 +108,14 @@ export class RedisBudget implements BudgetStore {
           keys.epochCreated,
           keys.seeded,
           ...baseKeys(periods),
+          ...keyKeys(key?.keyId ?? NO_KEY, periods),
           id,
           amount,
           ...PERIODS.map((name) => limits[name]),
           RESERVATION_TTL_MS,
           newEpoch(),
+          key?.keyId ?? NO_KEY,
+          ...PERIODS.map((name) => key?.limits[name] ?? -1),
         );
       } catch (error) {
         // The script may still run (a timeout on our side, not on Redis's): release the reservation
@@ -118,27 +125,34 @@ export class RedisBudget implements BudgetStore {
       }
       this.recovery.saw(String(result[1]));
       if (result[0] === 1) {
-        this.recovery.remember(id, amount);
+        this.recovery.remember(id, amount, key?.keyId);
         return { ok: true };
       }
       if (result[0] === 2) return { ok: false, reason: 'paused', pause: JSON.parse(String(result[2])) as PauseState };
       if (result[0] === 3) throw new Error(`budget: reservation ${id} was already settled`);
       if (result[0] === 4) {
-        if (attempt >= SEED_ATTEMPTS) throw new Error('budget: Redis keeps losing its state; not reserving');
+        if (++seeds >= SEED_ATTEMPTS) throw new Error('budget: Redis keeps losing its state; not reserving');
         await this.recovery.seed(String(result[1]), Number(result[2]), Number(result[3]));
         continue;
       }
-      return { ok: false, reason: 'limit', period: PERIODS[Number(result[2]) - 1]!, spent: Number(result[3]), reserved: Number(result[4]) };
+      if (result[0] === 5) {
+        // The key's counters are not seeded in this epoch (its first budgeted request since Redis began it).
+        if (++keySeeds >= SEED_ATTEMPTS) throw new Error('budget: Redis keeps losing its state; not reserving');
+        await this.recovery.seedKey(String(result[1]), key!.keyId, Number(result[2]), Number(result[3]));
+        continue;
+      }
+      const scope = result[0] === 6 ? 'key' : 'gateway';
+      return { ok: false, reason: 'limit', scope, period: PERIODS[Number(result[2]) - 1]!, spent: Number(result[3]), reserved: Number(result[4]) };
     }
   }
 
-  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = []): Promise<Amounts> {
+  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Amounts> {
     if (!Number.isSafeInteger(actual) || actual < 0) throw new Error(`budget: cannot settle ${actual} nano-dollars`);
     this.recovery.forget(id);
     try {
-      return await this.send({ id, actual, periods, rows });
+      return await this.send({ id, actual, periods, rows, keyId });
     } catch (error) {
-      this.keep({ id, actual, periods, rows }, error as Error, 'budget: settlement kept for retry, Redis failed');
+      this.keep({ id, actual, periods, rows, keyId }, error as Error, 'budget: settlement kept for retry, Redis failed');
       throw error;
     }
   }
@@ -154,7 +168,7 @@ export class RedisBudget implements BudgetStore {
   }
 
   /** Counts the settlement in Redis, then hands its rows, tagged with the epoch they counted in, to the ledger. */
-  private async send({ id, actual, periods, rows }: Unsettled): Promise<Amounts> {
+  private async send({ id, actual, periods, rows, keyId }: Unsettled): Promise<Amounts> {
     const after = await this.redis.modelgateBudgetSettle(
       ...spentKeys(periods),
       keys.reservations,
@@ -165,15 +179,19 @@ export class RedisBudget implements BudgetStore {
       keys.epochCreated,
       keys.seeded,
       ...baseKeys(periods),
+      ...keyKeys(keyId ?? NO_KEY, periods),
       id,
       actual,
       KEEP_SPEND_S,
       SETTLED_MARKER_MS,
       newEpoch(),
+      keyId ?? NO_KEY,
     );
     const epoch = String(after[3]);
     this.recovery.saw(epoch);
     for (const row of rows) row.epoch = epoch;
+    // Not counted by the key's counters: its seed, or the late check once the rows are written, counts them.
+    if (keyId !== undefined && after[4] !== 1) this.recovery.keyUncounted(rows);
     this.deps.ledger.add(rows);
     return { day: Number(after[0]), week: Number(after[1]), month: Number(after[2]) };
   }

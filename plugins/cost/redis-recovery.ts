@@ -10,7 +10,11 @@ import type { SpendHistory } from './spend-history.js';
 import type { BudgetRecords } from './budget-records.js';
 import type { LedgerTable } from '../../core/store/schema.js';
 import * as scripts from './redis-budget-scripts.js';
-import { KEEP_SPEND_S, RESERVATION_TTL_MS, baseKeys, keys, newEpoch, spentKeys, type Scripted } from './redis-budget-scripts.js';
+import { KEEP_SPEND_S, RESERVATION_TTL_MS, baseKeys, keySpentKeys, keys, newEpoch, spentKeys, type Scripted } from './redis-budget-scripts.js';
+import type { LedgerRow } from './ledger-row.js';
+
+/** Rows waiting to be written whose key's counters did not count them, kept at most (oldest dropped first). */
+const MAX_KEY_UNCOUNTED = 200_000;
 
 export interface RecoveryDeps {
   /** Where settled rows go once their cost is counted (tagged with the epoch). */
@@ -25,8 +29,12 @@ export interface RecoveryDeps {
 
 export class EpochRecovery {
   private seeding: { epoch: string; done: Promise<void> } | undefined;
+  /** Seeds of keys' counters under way (`epoch key`), one per key at a time. */
+  private readonly keySeeding = new Map<string, Promise<void>>();
+  /** Ids of rows settled with a cost the key's counters did not count, until they are written. */
+  private readonly uncounted = new Set<string>();
   /** This replica's reservations of requests in flight (id → nano-dollars and when), to put back into a new epoch. */
-  private readonly outstanding = new Map<string, { amount: number; at: number }>();
+  private readonly outstanding = new Map<string, { amount: number; at: number; keyId: string }>();
   /** The epoch this replica last saw; a different one means Redis lost its state. */
   private epoch: string | undefined;
   private readonly onReady = () => void this.checkRestart();
@@ -36,7 +44,9 @@ export class EpochRecovery {
     private readonly logger: Logger,
     private readonly deps: RecoveryDeps,
   ) {
-    redis.defineCommand('modelgateBudgetRestarted', { numberOfKeys: 13, lua: scripts.RESTARTED });
+    redis.defineCommand('modelgateBudgetRestarted', { numberOfKeys: 15, lua: scripts.RESTARTED });
+    redis.defineCommand('modelgateBudgetKeySeed', { numberOfKeys: 6, lua: scripts.KEY_SEED });
+    redis.defineCommand('modelgateBudgetKeyLate', { lua: scripts.KEY_LATE });
     redis.defineCommand('modelgateBudgetSeed', { numberOfKeys: 9, lua: scripts.SEED });
     redis.defineCommand('modelgateBudgetLate', { lua: scripts.LATE });
     redis.defineCommand('modelgateBudgetRestore', { lua: scripts.RESTORE });
@@ -78,6 +88,8 @@ export class EpochRecovery {
         keys.reservations,
         keys.expiries,
         keys.reserved,
+        keys.keyReserved,
+        keys.reservationKeys,
         runId,
         newEpoch(),
       );
@@ -89,26 +101,28 @@ export class EpochRecovery {
   }
 
   /** Notes a reservation in flight; one older than a reservation lives is of no use (and is forgotten). */
-  remember(id: string, amount: number): void {
+  remember(id: string, amount: number, keyId = ''): void {
     const now = Date.now();
     if (this.outstanding.size >= 10_000) for (const [old, { at }] of this.outstanding) if (at < now - RESERVATION_TTL_MS) this.outstanding.delete(old);
-    this.outstanding.set(id, { amount, at: now });
+    this.outstanding.set(id, { amount, at: now, keyId });
   }
 
   /** Puts this replica's in-flight reservations back into the epoch Redis moved to. */
   private async restoreOutstanding(): Promise<void> {
     const cutoff = Date.now() - RESERVATION_TTL_MS;
-    const entries = [...this.outstanding].filter(([, { at }]) => at >= cutoff).map(([id, { amount }]) => [id, amount] as const);
+    const entries = [...this.outstanding].filter(([, { at }]) => at >= cutoff).map(([id, { amount, keyId }]) => [id, amount, keyId] as const);
     if (entries.length === 0) return;
     try {
       const restored = await this.redis.modelgateBudgetRestore(
-        3 + entries.length,
+        5 + entries.length,
         keys.reservations,
         keys.expiries,
         keys.reserved,
+        keys.keyReserved,
+        keys.reservationKeys,
         ...entries.map(([id]) => keys.settled(id)),
         RESERVATION_TTL_MS,
-        ...entries.flatMap(([id, amount]) => [id, amount]),
+        ...entries.flatMap(([id, amount, keyId]) => [id, amount, keyId]),
       );
       this.logger.info({ restored }, 'budget: reservations of requests in flight put back after Redis lost them');
     } catch (error) {
@@ -123,11 +137,26 @@ export class EpochRecovery {
    * in the seed) or sees the epoch seeded here.
    */
   private async countLate(inserted: readonly LedgerTable[]): Promise<void> {
+    const keyUncounted = new Set<string>();
+    for (const row of inserted) if (this.uncounted.delete(row.id)) keyUncounted.add(row.id);
     const tagged = inserted.filter((row) => row.budget_epoch !== null && row.cost_nano > 0);
     if (tagged.length === 0) return;
     const [epoch, seeded] = await this.redis.mget(keys.epoch, keys.seeded);
+    if (!epoch || seeded !== epoch) return;
+    // The keys' counters: rows of a lost epoch, and rows they did not count (KEY_LATE adds only to keys seeded in this epoch).
+    const keyLate = tagged.filter((row) => row.budget_epoch !== epoch || keyUncounted.has(row.id));
+    if (keyLate.length > 0) {
+      const added = await this.redis.modelgateBudgetKeyLate(
+        1 + 5 * keyLate.length,
+        keys.epoch,
+        ...keyLate.flatMap((row) => [keys.keySeeded(row.key_id), ...keySpentKeys(row.key_id, currentPeriods(row.at)), keys.keyLate(row.id)]),
+        KEEP_SPEND_S,
+        ...keyLate.map((row) => row.cost_nano),
+      );
+      if (added > 0) this.logger.info({ rows: added }, "budget: costs the keys' counters had not counted were added to them");
+    }
     const late = tagged.filter((row) => row.budget_epoch !== epoch);
-    if (late.length === 0 || !epoch || seeded !== epoch) return;
+    if (late.length === 0) return;
     const added = await this.redis.modelgateBudgetLate(
       2 + 4 * late.length,
       keys.epoch,
@@ -140,6 +169,44 @@ export class EpochRecovery {
       ...late.flatMap((row) => [row.budget_epoch!, row.cost_nano]),
     );
     if (added > 0) this.logger.warn({ rows: added }, 'budget: costs of a lost epoch written after the rebuild were added to Redis');
+  }
+
+  /** Notes rows (with a cost) whose key's counters did not count them, for the late check once they are written. */
+  keyUncounted(rows: readonly LedgerRow[]): void {
+    for (const row of rows) {
+      if (row.costNano <= 0) continue;
+      if (this.uncounted.size >= MAX_KEY_UNCOUNTED) this.uncounted.delete(this.uncounted.values().next().value!);
+      this.uncounted.add(row.id);
+    }
+  }
+
+  /**
+   * Seeds key `keyId`'s counters in `epoch` from the ledger: after the epoch's own seed delay (rows
+   * of a lost epoch still queued on some replica), with this replica's queued rows written first, and
+   * read and applied while the ledger's writers wait — so a row is either in the read or, written
+   * after, added by the late check. Once per key at a time on this replica; the script lets the
+   * first replica count.
+   */
+  seedKey(epoch: string, keyId: string, created: number, now: number): Promise<void> {
+    const id = `${epoch} ${keyId}`;
+    let done = this.keySeeding.get(id);
+    if (!done) {
+      done = this.seedKeyFromLedger(epoch, keyId, created, now).finally(() => this.keySeeding.delete(id));
+      this.keySeeding.set(id, done);
+    }
+    return done;
+  }
+
+  private async seedKeyFromLedger(epoch: string, keyId: string, created: number, now: number): Promise<void> {
+    const { ledger, history, seedDelayMs } = this.deps;
+    const wait = created + seedDelayMs - now;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    await ledger.flush().catch((error: Error) => this.logger.warn({ err: error.message }, "budget: this replica could not write its queued ledger rows before reading a key's spend"));
+    const periods = currentPeriods();
+    await history.whileWritersWait(async (read) => {
+      const spent = await read.keySpend(periods, keyId);
+      await this.redis.modelgateBudgetKeySeed(keys.epoch, keys.seeded, ...keySpentKeys(keyId, periods), keys.keySeeded(keyId), epoch, ...PERIODS.map((name) => Math.max(0, spent[name])), KEEP_SPEND_S);
+    });
   }
 
   /**

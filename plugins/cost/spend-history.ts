@@ -32,6 +32,8 @@ export interface PeriodReader {
    * snapshot, so they agree.
    */
   periodSpend(periods: Periods, epoch?: string): Promise<Amounts>;
+  /** What the ledger holds for each period of one key (by the usage_daily_key index). */
+  keySpend(periods: Periods, keyId: string): Promise<Amounts>;
 }
 
 export class SpendHistory implements PeriodReader {
@@ -39,6 +41,10 @@ export class SpendHistory implements PeriodReader {
 
   periodSpend(periods: Periods, epoch?: string): Promise<Amounts> {
     return this.snapshot((db) => readSpend(db, periods, epoch));
+  }
+
+  keySpend(periods: Periods, keyId: string): Promise<Amounts> {
+    return readKeySpend(this.store.db, periods, keyId);
   }
 
   /**
@@ -54,7 +60,7 @@ export class SpendHistory implements PeriodReader {
       await sql.raw(postgres ? 'begin isolation level repeatable read' : 'begin immediate').execute(db);
       try {
         if (postgres) await sql`lock table ledger in share mode`.execute(db);
-        await work({ periodSpend: (periods, epoch) => readSpend(db, periods, epoch) });
+        await work({ periodSpend: (periods, epoch) => readSpend(db, periods, epoch), keySpend: (periods, keyId) => readKeySpend(db, periods, keyId) });
         await sql`commit`.execute(db);
       } catch (error) {
         await sql`rollback`.execute(db).catch(() => undefined);
@@ -63,8 +69,8 @@ export class SpendHistory implements PeriodReader {
     });
   }
 
-  /** Usage per UTC day `from`..`to` (`YYYY-MM-DD`, inclusive), tenant, key, provider and model; of one tenant if given. */
-  async usage(from: string, to: string, tenant?: string): Promise<UsageRow[]> {
+  /** Usage per UTC day `from`..`to` (`YYYY-MM-DD`, inclusive), tenant, key, provider and model; of one key if given. */
+  async usage(from: string, to: string, keyId?: string): Promise<UsageRow[]> {
     let query = this.store.db
       .selectFrom('usage_daily')
       .select((eb) => [
@@ -84,7 +90,7 @@ export class SpendHistory implements PeriodReader {
       ])
       .where('bucket', '>=', Date.parse(`${from}T00:00:00Z`))
       .where('bucket', '<', Date.parse(`${to}T00:00:00Z`) + DAY_MS);
-    if (tenant !== undefined) query = query.where('tenant', '=', tenant);
+    if (keyId !== undefined) query = query.where('key_id', '=', keyId);
     const rows = await query.groupBy(['bucket', 'tenant', 'key_id', 'provider', 'model']).orderBy('bucket').execute();
     return rows.map((row) => ({
       day: new Date(Number(row.bucket)).toISOString().slice(0, 10),
@@ -121,6 +127,25 @@ export class SpendHistory implements PeriodReader {
       }
     });
   }
+}
+
+async function readKeySpend(db: Store['db'], periods: Periods, keyId: string): Promise<Amounts> {
+  // One read of the longest period's days, summed into each period: the month holds the day, the
+  // ISO week may start in the month before.
+  const earliest = Math.min(...PERIODS.map((name) => periods[name].start));
+  const rows = await db
+    .selectFrom('usage_daily')
+    .select((eb) => ['bucket', eb.fn.sum<number>('cost_nano').as('nano')])
+    .where('key_id', '=', keyId)
+    .where('bucket', '>=', earliest)
+    .groupBy('bucket')
+    .execute();
+  const spent = { day: 0, week: 0, month: 0 } as Amounts;
+  for (const row of rows) {
+    const bucket = Number(row.bucket);
+    for (const name of PERIODS) if (bucket >= periods[name].start && bucket < periods[name].resetsAt) spent[name] += Number(row.nano);
+  }
+  return spent;
 }
 
 async function readSpend(db: Store['db'], periods: Periods, epoch?: string): Promise<Amounts> {

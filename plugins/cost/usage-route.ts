@@ -1,8 +1,9 @@
 // GET /v1/usage: each budget period (day, ISO week, month) with its limit, spend, reservations in
 // flight, remaining budget, request and token counts and cost per provider/model; with `from`/`to`
 // (YYYY-MM-DD, UTC, inclusive) also totals, per model and per key for that range. Counts come from
-// the ledger's daily rollups, spend from the budget store. A non-admin key
-// sees only its tenant's counts (budgets are the gateway's, so everyone sees those).
+// the ledger's daily rollups, spend from the budget store. A non-admin key sees only its own counts;
+// an admin key sees every key's, or one key's with `key_id` (the gateway's budgets are everyone's
+// to see).
 // POST /v1/budget/resume (admin keys only) ends a pause before its period resets.
 import { GatewayError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
@@ -83,11 +84,26 @@ function day(ctx: RequestContext, name: 'from' | 'to'): string | undefined {
   return value;
 }
 
+const MAX_KEY_ID = 200;
+
+/** The key whose usage is shown: the caller's own, unless an admin asks for all (or one, by `key_id`). */
+function whoseUsage(ctx: RequestContext): string | undefined {
+  const asked = ctx.query.get('key_id') ?? undefined;
+  if (asked !== undefined && (asked === '' || asked.length > MAX_KEY_ID)) {
+    throw new GatewayError('bad_request', { param: 'key_id', message: `Invalid value for 'key_id': expected a key id of 1 to ${MAX_KEY_ID} characters.` });
+  }
+  const principal = ctx.principal!;
+  if (principal.admin) return asked;
+  // A key may name itself; another key's usage is an admin's to see.
+  if (asked !== undefined && asked !== principal.keyId) throw new GatewayError('admin_required', { param: 'key_id', message: "Another key's usage needs an admin key" });
+  return principal.keyId;
+}
+
 export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Amounts): Route[] {
-  const query = async (ctx: RequestContext, from: string, to: string, tenant: string | undefined) => {
+  const query = async (ctx: RequestContext, from: string, to: string, keyId: string | undefined) => {
     // A database that refuses writes still answers what it holds.
     await source.ledger.flush().catch((error: Error) => ctx.log.warn({ err: error.message }, 'usage: queued ledger rows could not be written first'));
-    return source.history.usage(from, to, tenant).catch((error: unknown) => {
+    return source.history.usage(from, to, keyId).catch((error: unknown) => {
       // The database is away (requests are still served, their rows wait): say so, not 500.
       throw new GatewayError('store_unavailable', { code: 'usage_unavailable', message: 'Usage unavailable: the database does not answer', headers: { 'retry-after': '5' }, cause: error });
     });
@@ -101,13 +117,13 @@ export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Am
         const to = day(ctx, 'to');
         const now = Date.now();
         const periods = currentPeriods(now);
-        const tenant = ctx.principal?.admin ? undefined : ctx.principal?.tenant;
+        const keyId = whoseUsage(ctx);
         const today = dayKey(now);
         const earliest = dayKey(Math.min(periods.week.start, periods.month.start));
         const standing = budget.snapshot(periods).catch((error: unknown) => {
           throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' }, cause: error });
         });
-        const [snapshot, recent] = await Promise.all([standing, query(ctx, earliest, today, tenant)]);
+        const [snapshot, recent] = await Promise.all([standing, query(ctx, earliest, today, keyId)]);
         const budgets = {} as Record<PeriodName, unknown>;
         for (const name of PERIODS) {
           const period = periods[name];
@@ -135,7 +151,7 @@ export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Am
           if ((dayStart(end) - dayStart(start)) / DAY_MS + 1 > MAX_RANGE_DAYS) {
             throw new GatewayError('bad_request', { param: 'from', message: `Invalid value for 'from': a range covers at most ${MAX_RANGE_DAYS} days.` });
           }
-          const rows = await query(ctx, start, end, tenant);
+          const rows = await query(ctx, start, end, keyId);
           range = { from: start, to: end, ...totals(rows), by_model: grouped(rows, byModel), by_key: grouped(rows, byKey) };
         }
         const pause = snapshot.pause;

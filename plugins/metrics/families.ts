@@ -58,6 +58,8 @@ export function createFamilies(sources: Sources) {
     ttft: new Histogram({ name: `${PREFIX}time_to_first_token_seconds`, help: 'Streams answered by a provider: time from request to the first content sent.', labelNames: modelLabels, buckets: TTFT_BUCKETS, registers }),
     interToken: new Histogram({ name: `${PREFIX}inter_token_latency_seconds`, help: 'Streams answered by a provider: mean time between content chunks, one sample per stream.', labelNames: modelLabels, buckets: INTER_TOKEN_BUCKETS, registers }),
     tokens: new Counter({ name: `${PREFIX}tokens_total`, help: 'Tokens as reported by the provider (type prompt or completion); cache="hit" counts tokens served from the cache.', labelNames: ['provider', 'model', 'type', 'cache'] as const, registers }),
+    keyRequests: new Counter({ name: `${PREFIX}key_requests_total`, help: 'Requests answered per API key id (the MODELGATE_METRICS_MAX_KEYS most recently active keys; `other` for the rest).', labelNames: ['key_id'] as const, registers }),
+    keyCost: new Counter({ name: `${PREFIX}key_cost_usd_total`, help: 'USD spent at catalog prices per API key id (bounded like key_requests_total).', labelNames: ['key_id'] as const, registers }),
     cost: new Counter({ name: `${PREFIX}cost_usd_total`, help: 'USD spent at catalog prices (cache hits cost 0).', labelNames: modelLabels, registers }),
     saved: new Counter({ name: `${PREFIX}cache_saved_usd_total`, help: 'USD cache hits saved: what each served answer cost when it was generated.', labelNames: modelLabels, registers }),
     cacheHits: new Counter({ name: `${PREFIX}cache_hits_total`, help: 'Chat requests answered from the cache.', registers }),

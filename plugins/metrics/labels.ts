@@ -1,6 +1,6 @@
 // Label values, kept bounded so a client cannot grow the number of series: routes are the gateway's
 // own route templates (`unmatched` for anything else), models are catalog ids (`other` for names
-// the catalog does not know, `none` before a body was read), never keys, paths or free text.
+// the catalog does not know, `none` before a body was read), never key secrets, paths or free text (key ids only in the bounded per-key families: key-labels.ts).
 import type { Catalog } from '../../core/catalog.js';
 import type { RequestContext } from '../../core/context.js';
 import type { ErrorKindName } from '../../core/errors.js';

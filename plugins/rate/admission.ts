@@ -26,6 +26,8 @@ export interface Taken {
 export interface Admission {
   admitted: boolean;
   refusedBy?: 'requests' | 'tokens';
+  /** Which limit refused, as the spec names it (the 429's `param`). */
+  refusedLimit?: 'requests_per_minute' | 'requests_per_hour' | 'tokens_per_minute';
   /** The request's tokens exceed the whole TPM: waiting will not help. */
   never?: boolean;
   /** Until the refusing limit (and any other found full) has room for this request. */
@@ -101,6 +103,7 @@ export async function admit(limiters: Limiters, limits: Limits, key: string, tok
     let tokensTaken: Taken | undefined;
     let refusedBy: Admission['refusedBy'];
     const never = tokens > limits.tpm;
+    let refusedLimit: Admission['refusedLimit'] = never ? 'tokens_per_minute' : undefined;
     if (!never) {
       // The limits are asked at once (one round trip to Redis, not three in turn); any refusal
       // gives back what all of them took, so the order only decides which refusal is reported.
@@ -119,8 +122,13 @@ export async function admit(limiters: Limiters, limits: Limits, key: string, tok
       if (hour.status === 'fulfilled') take(limiters.hour, 1, (consumed.hour = hour.value).res);
       if (tokenCount.status === 'fulfilled' && tokenCount.value) tokensTaken = take(limiters.tokens, tokens, (consumed.tokens = tokenCount.value).res);
       for (const result of [requests, hour, tokenCount]) if (result.status === 'rejected') throw result.reason;
-      if (!consumed.requests!.ok || !consumed.hour!.ok) refusedBy = 'requests';
-      else if (consumed.tokens && !consumed.tokens.ok) refusedBy = 'tokens';
+      if (!consumed.requests!.ok || !consumed.hour!.ok) {
+        refusedBy = 'requests';
+        refusedLimit = consumed.requests!.ok ? 'requests_per_hour' : 'requests_per_minute';
+      } else if (consumed.tokens && !consumed.tokens.ok) {
+        refusedBy = 'tokens';
+        refusedLimit = 'tokens_per_minute';
+      }
     }
     const admitted = !never && refusedBy === undefined;
     if (!admitted) await giveBack();
@@ -135,6 +143,7 @@ export async function admit(limiters: Limiters, limits: Limits, key: string, tok
     return {
       admitted,
       refusedBy: never ? 'tokens' : refusedBy,
+      refusedLimit,
       never,
       retryAfterMs,
       requests: now.hour.remaining < now.minute.remaining ? now.hour : now.minute,

@@ -71,22 +71,22 @@ function pausable(redis: Redis, paused: () => boolean): Redis {
 }
 
 export class RedisRateLimits {
-  readonly limiters: Limiters;
+  private readonly connection: Redis;
   private pausedUntil = 0;
   private down = false;
 
   constructor(
     redis: Redis,
-    limits: Limits,
     private readonly mode: 'local' | 'refuse',
     private readonly logger: Logger,
   ) {
+    this.connection = pausable(redis, () => Date.now() < this.pausedUntil);
+  }
+
+  /** Limiters with `limits`, on the shared connection (and, with `local`, their insurance). */
+  limiters(limits: Limits): Limiters {
     const insure = (name: LimiterName, points: number, duration: number) => new Insurance({ keyPrefix: name, points, duration }, () => this.failed());
-    this.limiters = redisLimiters(
-      limits,
-      pausable(redis, () => Date.now() < this.pausedUntil),
-      mode === 'local' ? insure : undefined,
-    );
+    return redisLimiters(limits, this.connection, this.mode === 'local' ? insure : undefined);
   }
 
   /** A Redis call failed; `error` when it came through (refuse mode). Returns the error to answer with. */

@@ -71,7 +71,7 @@ export function chatPaths(overrides: readonly OverrideSpec[]): Record<string, Pa
             "The body is not JSON (code invalid_json); it nests deeper than MODELGATE_MAX_JSON_DEPTH (code json_too_deep, `param` names the field); a field, override or header is invalid (code invalid_request, `param` names it); no model fits the request's constraints (code no_model_fits: context length, tools, quality, cost…); or no provider can express it. A provider's own 400 is passed back as is.",
           ),
           '401': { $ref: '#/components/responses/Unauthorized' },
-          '403': keyedRefusal('The IP filter refuses this client (code ip_not_allowed), or the model has no price and unpriced models are not allowed (code model_unpriced).'),
+          '403': keyedRefusal('The IP filter refuses this client (code ip_not_allowed), or the model has no price and unpriced models are not allowed (code model_unpriced), or the key may not use the model (code model_not_allowed).'),
           '404': keyedRefusal('`Model not found` (unknown model, code model_not_found) or `Model unavailable` (no configured provider serves it, code model_unavailable); a provider\'s own 404 is passed back as is.'),
           '413': refusal('The body is larger than MODELGATE_MAX_BODY_SIZE (code request_too_large); the connection is closed.'),
           '429': keyedRefusal(

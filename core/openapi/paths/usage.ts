@@ -13,16 +13,23 @@ export const usagePaths: Record<string, PathItem> = {
       tags: ['Usage'],
       summary: 'Usage and spend against the budgets',
       description:
-        'Each budget period (UTC day, ISO week, month) with its limit, spend, reservations in flight and counts per model. With `from`/`to` also the totals of that range, per model and per key. Counts are the key\'s tenant\'s (an admin key sees all).',
+        'Each budget period (UTC day, ISO week, month) with its limit, spend, reservations in flight and counts per model. With `from`/`to` also the totals of that range, per model and per key. Counts are the calling key\'s own; an admin key sees every key\'s, or one key\'s with `key_id`.',
       parameters: [
         day('from', 'First UTC day of a range, YYYY-MM-DD (default: `to`).'),
         day('to', 'Last UTC day of the range, inclusive (default: today). A range covers at most 400 days.'),
+        {
+          name: 'key_id',
+          in: 'query' as const,
+          description: "Only this key's counts. An admin key may name any key; another key only itself (else 403 admin_required).",
+          schema: { type: 'string', minLength: 1, maxLength: 200 },
+        },
         { $ref: '#/components/parameters/RequestId' },
       ],
       responses: {
         '200': { description: 'The usage.', headers: headers(...RATE_LIMIT_HEADERS), content: { 'application/json': { schema: { $ref: '#/components/schemas/Usage' } } } },
-        '400': keyedRefusal('`from` or `to` is not a real UTC day, `from` is after `to`, or the range is longer than 400 days (code invalid_request, `param` names it).'),
+        '400': keyedRefusal('`from` or `to` is not a real UTC day, `from` is after `to`, the range is longer than 400 days, or `key_id` is empty or too long (code invalid_request, `param` names it).'),
         ...keyedErrors({
+          '403': keyedRefusal('A non-admin key asked for another key\'s usage (code admin_required, param key_id), or the IP filter refuses this client (code ip_not_allowed).'),
           '503': keyedRefusal(
             'The budget store or the database does not answer (code store_unavailable or usage_unavailable), or the rate-limit store with MODELGATE_RATE_LIMIT_REDIS_FAILURE=refuse.',
             'retry-after',
