@@ -41,7 +41,7 @@ const settings = defineSettings({
   },
 });
 
-export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'health' | 'events' | 'cacheStats' | 'inflight'>> = {
+export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | 'providers' | 'health' | 'events' | 'cacheStats' | 'keyStats' | 'inflight'>> = {
   name: 'metrics',
   settings,
   create(values, deps) {
@@ -54,6 +54,7 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       circuitProviders: () => circuitProviders,
       cacheStats: () => deps.cacheStats.stats(),
       inflight: () => deps.inflight(),
+      keysExpiringSoon: () => deps.keyStats.expiringSoon(),
     });
 
     deps.health.onCircuitChange((provider, state) => {

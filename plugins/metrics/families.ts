@@ -21,6 +21,8 @@ export interface Sources {
   circuitProviders(): Iterable<string>;
   cacheStats(): CacheStats | undefined;
   inflight(): number;
+  /** Active API keys expiring within 7 days (the keys plugin's count); undefined without one. */
+  keysExpiringSoon(): number | undefined;
 }
 
 export type Families = ReturnType<typeof createFamilies>;
@@ -118,6 +120,14 @@ export function createFamilies(sources: Sources) {
       registers,
       collect() {
         this.set(sources.inflight());
+      },
+    }),
+    keysExpiringSoon: new Gauge({
+      name: `${PREFIX}api_keys_expiring_soon`,
+      help: 'Active API keys that expire within the next 7 days (refreshed every minute and on every key change).',
+      registers,
+      collect() {
+        this.set(sources.keysExpiringSoon() ?? 0);
       },
     }),
   };
