@@ -73,8 +73,12 @@ export const keys: PluginModule<typeof settings> = {
       }
     };
     await countExpiring();
-    // Keys cross into the window as time passes, not only when changed: counted again every minute.
-    const counting = setInterval(() => void countExpiring(), 60_000).unref();
+    // Keys cross into the window as time passes, not only when changed: counted again every minute,
+    // when the sealed copies of regenerated secrets past their replay window are also erased.
+    const counting = setInterval(() => {
+      void countExpiring();
+      admin.forgetOld().catch((error: Error) => logger.warn({ err: error.message }, 'keys: cannot erase old regenerated secrets'));
+    }, 60_000).unref();
     deps.keyStats.provide({ expiringSoon: () => expiringSoon, refresh: countExpiring });
     const admin = new KeyAdmin(
       store.db,

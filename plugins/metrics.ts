@@ -37,7 +37,7 @@ const settings = defineSettings({
     minimum: 0,
     maximum: 10_000,
     description:
-      'API keys with series of their own in modelgate_key_requests_total and modelgate_key_cost_usd_total: the most recently active ones; the rest count under key_id="other", and a key idle for 10 minutes gives its place up. 0: every key counts as `other`.',
+      'API keys with series of their own in modelgate_key_requests_total and modelgate_key_cost_usd_total: the most recently active ones; the rest count under key_id="other", and a key idle for 10 minutes gives its place up. Only while MODELGATE_METRICS_TOKEN is set: an open /metrics would show every key\'s spend to any caller, which /v1/usage refuses. 0: every key counts as `other`.',
   },
 });
 
@@ -112,7 +112,8 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       completion: f.tokens.labels(provider!, model!, 'completion', cache!),
     }));
 
-    const keyLabels = new KeyLabels(s.MODELGATE_METRICS_MAX_KEYS, (keyId) => {
+    // Per-key series only behind the metrics token: an open /metrics would show any caller every key's spend.
+    const keyLabels = new KeyLabels(s.MODELGATE_METRICS_TOKEN === undefined ? 0 : s.MODELGATE_METRICS_MAX_KEYS, (keyId) => {
       f.keyRequests.remove(keyId);
       f.keyCost.remove(keyId);
     });

@@ -98,7 +98,9 @@ export class KeyAdmin {
     if (current.status !== 'active') throw new GatewayError('conflict', { code: 'key_revoked', message: 'A revoked key cannot be regenerated' });
     const secret = generateSecret();
     const hash = this.pepper.hash(secret);
-    const graceEnd = now + this.rotation.graceSeconds * 1000;
+    // The replaced secret lives on for the grace period, but never past its own expiry: regenerating
+    // a key that has already expired must not bring its old secret back.
+    const graceEnd = Math.min(now + this.rotation.graceSeconds * 1000, current.expires_at ?? Infinity);
     const expiresAt = this.rotation.enabled ? this.capped(null, now) : undefined;
     let row: KeyRow | undefined;
     try {
@@ -136,8 +138,8 @@ export class KeyAdmin {
     return { row, secret, previousExpiresAt: done.previous_expires_at };
   }
 
-  /** Sealed secrets past the replay window are erased; rows past the idempotency window deleted. */
-  private async forgetOld(now: number): Promise<void> {
+  /** Sealed secrets past the replay window are erased; rows past the idempotency window deleted. Run on every regenerate and every minute. */
+  async forgetOld(now = Date.now()): Promise<void> {
     await this.db.updateTable('api_key_idempotency').set({ sealed_secret: null }).where('sealed_secret', 'is not', null).where('created_at', '<', now - SECRET_REPLAY_MS).execute();
     await this.db.deleteFrom('api_key_idempotency').where('created_at', '<', now - IDEMPOTENCY_WINDOW_MS).execute();
   }

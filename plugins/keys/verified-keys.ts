@@ -22,6 +22,8 @@ const MAX_UNKNOWN = 10_000;
 /** Database lookups in flight at once, and waiting for one. */
 const MAX_LOOKUPS = 8;
 const MAX_WAITING = 256;
+/** Lookups kept for secrets this replica has verified before (their cache entry aged out): a flood of random secrets cannot shut valid keys out. */
+const RESERVED_FOR_KNOWN = 4;
 
 interface Entry {
   /** Undefined: no usable key has this secret (unknown, revoked). */
@@ -51,7 +53,9 @@ export function recordOf(row: KeyRow, previous: boolean): KeyRecord | undefined 
   return {
     keyId: row.id,
     tenant: row.owner,
-    admin: row.admin === 1,
+    // A replaced admin secret still serves requests during its grace, but no longer administers:
+    // regenerating a leaked admin key must stop its holder from making keys at once.
+    admin: row.admin === 1 && !previous,
     ...(limits ? { limits } : {}),
     ...(allowed ? { allowedModels: allowed } : {}),
     ...(ends.length > 0 ? { expiresAt: Math.min(...ends) } : {}),
@@ -66,6 +70,8 @@ export class VerifiedKeys implements KeyStore {
   private readonly inFlight = new Map<string, Promise<Entry>>();
   private lookups = 0;
   private readonly waiting: Array<() => void> = [];
+  /** Re-checks of known secrets waiting: served first (at most one per known secret). */
+  private readonly knownWaiting: Array<() => void> = [];
   /** Raised by every invalidation: a lookup that straddles one does not cache what it read. */
   private generation = 0;
   /** Lookups that reached the database, since the start. */
@@ -126,7 +132,7 @@ export class VerifiedKeys implements KeyStore {
   }
 
   private async read(hash: string): Promise<Entry> {
-    await this.slot();
+    await this.slot(this.known.has(hash));
     const generation = this.generation;
     let found: Awaited<ReturnType<KeyRows['byHash']>>;
     try {
@@ -160,11 +166,12 @@ export class VerifiedKeys implements KeyStore {
     }
   }
 
-  private slot(): Promise<void> {
-    if (this.lookups < MAX_LOOKUPS) {
+  private slot(known: boolean): Promise<void> {
+    if (this.lookups < MAX_LOOKUPS || (known && this.lookups < MAX_LOOKUPS + RESERVED_FOR_KNOWN)) {
       this.lookups++;
       return Promise.resolve();
     }
+    if (known) return new Promise((resolve) => this.knownWaiting.push(resolve));
     if (this.waiting.length >= MAX_WAITING) {
       return Promise.reject(new GatewayError('store_unavailable', { message: 'Too many unknown keys are being checked; retry shortly', headers: { 'retry-after': '1' } }));
     }
@@ -172,7 +179,7 @@ export class VerifiedKeys implements KeyStore {
   }
 
   private release(): void {
-    const next = this.waiting.shift();
+    const next = this.knownWaiting.shift() ?? (this.lookups <= MAX_LOOKUPS ? this.waiting.shift() : undefined);
     if (next) next();
     else this.lookups--;
   }
