@@ -80,7 +80,8 @@ export function textTokenBound(text: string, end: number, budget: MergeBudget = 
       tokens += dense ? j - i + uncountedLead(text, i) : letterRun(text, i, j, end, budget);
     } else if (k === DIGIT) {
       while (j < end && kind(text.charCodeAt(j)) === DIGIT) j++;
-      tokens += Math.ceil((j - i) / 3);
+      // Groups of 3 digits; a numeral that is not ASCII ("٠", "ꛯ") before them shifts the groups.
+      tokens += Math.ceil((j - i) / 3) + (i > 0 && text.charCodeAt(i - 1) >= 128 ? 1 : 0);
     } else if (k === SPACE) {
       while (j < end && kind(text.charCodeAt(j)) === SPACE) j++;
       tokens += whitespaceRun(text, i, j, end);
@@ -155,15 +156,19 @@ function letterRun(text: string, from: number, to: number, end: number, budget: 
   const led = before === 32 || before === 9 || (kind(before) === PUNCT && leadsWord(text, from - 1, end));
   const lead = led ? from - 1 : from;
   if (before >= 128 || after >= 128 || to - lead > MAX_PIECE) return to - from + uncountedLead(text, from);
-  if (led && before === APOSTROPHE) {
+  // An apostrophe after a character that is not ASCII was counted on its own (1), and may join it.
+  const afterOther = !led && before === APOSTROPHE && from >= 2 && text.charCodeAt(from - 2) >= 128;
+  if ((led || afterOther) && before === APOSTROPHE) {
     const c = contraction(text, from, to);
     if (c > 0) {
       const rest = from + c < to ? pieceCounts(text, from + c, from + c, to, budget) : 0;
-      const joinsWordBefore = from >= 2 && kind(text.charCodeAt(from - 2)) === LETTER;
+      const joinsWordBefore = afterOther || (from >= 2 && kind(text.charCodeAt(from - 2)) === LETTER);
       // o200k: the contraction is part of the word before it (counted at most its bytes here), or leads these letters.
-      const o200k = joinsWordBefore ? 1 + c + o200kOf(rest) : o200kOf(pieceCounts(text, lead, from, to, budget));
-      const cl100k = cl100kOf(pieceCounts(text, lead, from, from + c, budget)) + cl100kOf(rest);
-      return Math.max(o200k, cl100k);
+      const o200k = joinsWordBefore ? 1 + c + o200kOf(rest) : o200kOf(pieceCounts(text, from - 1, from, to, budget));
+      const cl100k = cl100kOf(pieceCounts(text, from - 1, from, from + c, budget)) + cl100kOf(rest);
+      if (led) return Math.max(o200k, cl100k);
+      // The character before may be a mark instead, the apostrophe then its own or this word's lead.
+      return Math.max(Math.max(o200k, cl100k) - 1, larger(pieceCounts(text, from, from, to, budget)), larger(pieceCounts(text, from - 1, from, to, budget)) - 1);
     }
   }
   const counts = pieceCounts(text, lead, from, to, budget);

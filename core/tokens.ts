@@ -41,7 +41,7 @@ class Estimate {
   private readonly merges: MergeBudget = { letters: MERGE_BUDGET };
 
   text(text: string): void {
-    const scanned = Math.min(text.length, this.budget);
+    const scanned = wordBoundaryBefore(text, Math.min(text.length, this.budget));
     if (scanned > 0) {
       this.tokens += textTokenBound(text, scanned, this.merges);
       this.budget -= scanned;
@@ -50,6 +50,40 @@ class Estimate {
     // text after the budget be anything).
     if (scanned < text.length) this.tokens += restBytes(text, scanned);
   }
+
+  /**
+   * A message's text parts. How a provider joins them is not documented (nothing between them, or a
+   * separator), and BPE can cost more on "completion" + "s" joined than apart, or apart than joined:
+   * the larger of the two, a separator counted between parts.
+   */
+  textParts(texts: readonly string[]): void {
+    if (texts.length < 2) {
+      for (const text of texts) this.text(text);
+      return;
+    }
+    const start = this.tokens;
+    for (const text of texts) this.text(text);
+    const apart = this.tokens - start + texts.length - 1;
+    this.tokens = start;
+    this.text(texts.join(''));
+    this.tokens = start + Math.max(apart, this.tokens - start);
+  }
+}
+
+const LAST_WORD = 64;
+
+/**
+ * Where to stop scanning at most `limit`: not inside a word, whose end would then count apart from
+ * it (" Completion" + "s" costs less than " Completions"): back to the last ASCII whitespace within
+ * LAST_WORD characters, so the whole word goes to the byte-counted rest.
+ */
+function wordBoundaryBefore(text: string, limit: number): number {
+  if (limit >= text.length) return limit;
+  for (let i = limit; i > 0 && i > limit - LAST_WORD; i--) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 32 || (c >= 9 && c <= 13)) return i - 1;
+  }
+  return limit;
 }
 
 /** UTF-8 bytes of `text` from `start` (native, no scan in JavaScript). */
@@ -71,12 +105,9 @@ function base64Bytes(data: unknown): number {
   return Math.floor(((data.length - comma) * 3) / 4);
 }
 
-/** Flat tokens of a non-text part; its text (a file name) goes to the estimate. */
+/** Flat tokens of a part other than text (Estimate.textParts weighs those); its text (a file name) goes to the estimate. */
 function part(estimate: Estimate, value: ContentPart): number {
   switch (value.type) {
-    case 'text':
-      if (typeof value.text === 'string') estimate.text(value.text);
-      return 0;
     case 'image_url':
       return IMAGE;
     case 'file': {
@@ -101,7 +132,15 @@ export function estimatePromptTokens(request: ChatRequest): number {
     fixed += PER_MESSAGE;
     const content = message.content;
     if (typeof content === 'string') estimate.text(content);
-    else if (Array.isArray(content)) for (const value of content) fixed += part(estimate, value);
+    else if (Array.isArray(content)) {
+      const texts: string[] = [];
+      for (const value of content) {
+        if (value.type === 'text') {
+          if (typeof value.text === 'string') texts.push(value.text);
+        } else fixed += part(estimate, value);
+      }
+      estimate.textParts(texts);
+    }
     if (message.name) {
       fixed += PER_NAME;
       estimate.text(message.name);

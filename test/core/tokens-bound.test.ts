@@ -157,7 +157,9 @@ t.test('texts an independent review found under the estimate, and their classes,
   // Each was billed above its estimate before the fix: a mark leading letters with digits, a
   // contraction cut otherwise by each tokenizer, BPE costing more on a word than on its parts
   // beside a non-ASCII letter, a mark leading a word after a non-ASCII letter.
-  const found = ['"q1', '"c4128', 'x"q1'.repeat(2000), "'Therefore", "'VEN", "x'default", "pev'verskat", "I'Therefore ".repeat(1000), "\n'Therefore".repeat(1000), 'spaghettiß', ' Pennsylvaniał', 'spaghettiß '.repeat(1000), 'ʰ(Symfony', 'ʰ(Symfony'.repeat(1000)];
+  const found = ['"q1', '"c4128', 'x"q1'.repeat(2000), "'Therefore", "'VEN", "x'default", "pev'verskat", "I'Therefore ".repeat(1000), "\n'Therefore".repeat(1000), 'spaghettiß', ' Pennsylvaniał', 'spaghettiß '.repeat(1000), 'ʰ(Symfony', 'ʰ(Symfony'.repeat(1000),
+    // A second review: a contraction after a non-ASCII character, a numeral that is not ASCII before digits.
+    "ǂ'VERSION", "Ω'Version", "Ω'Therefore", "ǂ'default", "ʰ'LLU", "ǂ'RETUN", "ǂ'VERSION ".repeat(2000), 'ꛯ646', '٠080', '١628', '٠٠007', 'ꛯ646'.repeat(3000)];
   const under = found.filter((text) => Math.max(o200k(text), cl100k(text)) > estimateTextTokens(text));
   t.same(under.map((text) => text.slice(0, 24)), [], 'none under');
   const CONTRACTIONS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'T", "'RE", "'Ve", "'LL", "'D", "'"];
@@ -165,6 +167,8 @@ t.test('texts an independent review found under the estimate, and their classes,
   const word = () => pick([letters(1 + int(10)), pick(english), misspelled()]);
   measure(t, 'words with contractions and apostrophes', () => repeat(1 + int(30), () => pick(['', ' ', '\n', 'I', 'x']) + word() + pick(CONTRACTIONS) + pick(['', word(), word().toUpperCase(), ' '])), true);
   measure(t, 'letters beside digits after marks', () => repeat(1 + int(30), () => pick(SEPARATORS) + pick(['"', "'", '(', '.', '_', '\t', '-']) + letters(1 + int(6)) + String(int(1000)) + pick(['', letters(1 + int(4))])), true);
+  measure(t, 'contractions after non-ASCII characters', () => repeat(1 + int(30), () => pick(LATIN) + pick(['', ' ']) + pick(CONTRACTIONS) + pick([word(), word().toUpperCase(), ''])), true);
+  measure(t, 'non-ASCII numerals beside ASCII digits', () => repeat(1 + int(30), () => pick(['٠', '١', 'ꛯ', '𝟎', '½', '²', '٣٤']) + String(int(100000)) + pick(['', ' ', ','])), true);
   measure(t, 'ASCII letters beside non-ASCII letters and marks', () => repeat(1 + int(30), () => pick(['', ' ', '(']) + pick([word(), pick(LATIN)]) + pick(LATIN) + pick(['', '(', '.', "'"]) + word()), true);
 });
 

@@ -169,3 +169,15 @@ t.test('remembered words keep no request text alive', async (t) => {
   t.ok(grown < 50, `heap grew ${grown.toFixed(1)} MB after 500 texts of 2 MB`);
 });
 
+t.test('the scan budget does not cut a word in two, and text parts are weighed joined and apart', async (t) => {
+  // " Completion" + "s" costs 2, " Completions" 3: cut at the budget, the word's end was counted apart.
+  const cut = `${' the'.repeat(249_997)}. Completions`;
+  t.ok(estimateTextTokens(cut) >= countTokens(cut), `a word across the 1M-character budget: ${estimateTextTokens(cut)} ≥ ${countTokens(cut)}`);
+  // "completion" and "s" as two text parts: billed as one word if a provider joins them.
+  const parts = ['rate', 'limit', 'pass', 'through', 'completion', 's', 'UNPRI', 'CED'];
+  const request = (content: ChatRequest['messages'][number]['content']): ChatRequest => ({ model: 'x', messages: [{ role: 'user', content }] });
+  const asParts = estimatePromptTokens(request(parts.map((text) => ({ type: 'text', text }))));
+  t.ok(asParts >= 6 + countTokens(parts.join('')), `joined: ${asParts} ≥ 6 + ${countTokens(parts.join(''))}`);
+  t.ok(asParts >= 6 + countTokens(parts.join('\n')), `apart, a newline between: ${asParts} ≥ 6 + ${countTokens(parts.join('\n'))}`);
+});
+
