@@ -106,7 +106,14 @@ t.test('two replicas under concurrent load keep one ledger that matches the shar
   const budgets = await Promise.all(replicas.map((replica) => spentToday(replica)));
   t.ok(near(budgets[0].spent_usd, 160 * FIXTURE_COST) && near(budgets[1].spent_usd, 160 * FIXTURE_COST), 'one budget, every request counted once');
   const store = await openTestStore(t, 'postgres', { schema });
-  const rows = await store.db.selectFrom('ledger').select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('cost_nano').as('nano')]).executeTakeFirstOrThrow();
+  // Rows are written in batches after the answers (MODELGATE_LEDGER_FLUSH_INTERVAL): the last
+  // request's row may still be queued when its answer has arrived. Wait for it, at most 5 s.
+  const count = () => store.db.selectFrom('ledger').select((eb) => [eb.fn.countAll<number>().as('rows'), eb.fn.sum<number>('cost_nano').as('nano')]).executeTakeFirstOrThrow();
+  let rows = await count();
+  for (let waited = 0; Number(rows.rows) < 160 && waited < 5000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    rows = await count();
+  }
   t.equal(Number(rows.rows), 160, 'one row per request');
   t.ok(near(Number(rows.nano) / 1e9, budgets[0].spent_usd), 'the ledger holds what the budget counted');
 });
