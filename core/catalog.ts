@@ -34,6 +34,15 @@ export interface CatalogModel {
   capabilities: { tools: boolean; vision: boolean; json: boolean; json_schema: boolean; reasoning: boolean; prompt_caching: boolean };
   quality: { score: number; estimated: boolean; source: string };
   nominal_latency_ms: number;
+  /** What the model does: chat (the default when absent) or embeddings. Routing never mixes them. */
+  kind?: 'chat' | 'embedding';
+  /** Embedding models: the length of the vectors they return by default. */
+  dimensions?: number;
+}
+
+/** A model's kind; entries without one are chat models. */
+export function kindOf(model: CatalogModel): 'chat' | 'embedding' {
+  return model.kind ?? 'chat';
 }
 
 export class Catalog {
@@ -84,6 +93,8 @@ const modelSchema = {
     capabilities: { type: 'object', additionalProperties: { type: 'boolean' } },
     quality: { type: 'object', properties: { score: { type: 'number', minimum: 0, maximum: 1 }, source: { type: 'string' } } },
     nominal_latency_ms: { type: 'number', minimum: 0 },
+    kind: { enum: ['chat', 'embedding'] },
+    dimensions: { type: 'integer', minimum: 1 },
   },
 };
 const validateFile = new Ajv({ allErrors: true, allowUnionTypes: true }).compile({

@@ -8,6 +8,7 @@ import type { SseEvent } from './sse.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
 import type { UpstreamError } from './upstream-error.js';
 import type { CatalogModel } from './catalog.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from './embeddings-types.js';
 
 export interface UpstreamRequest {
   url: string;
@@ -47,6 +48,16 @@ export interface Provider {
   /** Throws UpstreamError (bad_response) when the body is not what the protocol promises. */
   chatResponse(body: unknown, context: TranslateContext): ChatCompletion;
   streamTranslator(context: TranslateContext): StreamTranslator;
+  /**
+   * Embeddings (POST /v1/embeddings), for providers that offer them. The native request asks for
+   * float vectors; throws GatewayError (400) for an input the provider cannot take (token ids).
+   */
+  embeddingsRequest?(request: EmbeddingsRequest, context: TranslateContext): UpstreamRequest;
+  /**
+   * The native answer as OpenAI's list of float vectors, in input order; `estimatedTokens` is the
+   * usage reported when the provider reports none. Throws UpstreamError (bad_response).
+   */
+  embeddingsResponse?(body: unknown, context: TranslateContext & { inputs: number; estimatedTokens: number }): EmbeddingsResponse;
   /** Normalizes an error status and body into an UpstreamError. */
   error(status: number, headers: IncomingHttpHeaders, body: string): UpstreamError;
   /** The cheapest real request that proves the credentials and the endpoint work (the model-list call). */
