@@ -13,6 +13,8 @@ import { compatibleBody } from './request.js';
 import { compatibleCompletion } from './response.js';
 import { OpenAICompatibleStream } from './stream.js';
 import { openAIError } from './errors.js';
+import { ResponsesStreamTranslator, responsesBody, responsesCompletion, responsesRequest } from './responses.js';
+import type { InputItem, ResponsesRequest } from '../../core/responses/types.js';
 
 export interface OpenAICompatibleOptions {
   name: string;
@@ -28,6 +30,8 @@ export interface OpenAICompatibleOptions {
    */
   reasoningRules: boolean;
   acceptsUnlistedModels?: boolean;
+  /** The server has OpenAI's Responses endpoint (OpenAI itself): POST /v1/responses requests go there. */
+  responsesApi?: boolean;
 }
 
 export function createOpenAICompatible(options: OpenAICompatibleOptions): Provider {
@@ -62,6 +66,15 @@ export function createOpenAICompatible(options: OpenAICompatibleOptions): Provid
     streamTranslator(): StreamTranslator {
       return new OpenAICompatibleStream(options.name);
     },
+
+    ...(options.responsesApi
+      ? {
+          responsesRequest: (request: ResponsesRequest, history: readonly InputItem[], context: TranslateContext) =>
+            responsesRequest(base, headers, responsesBody(request, history, context, options.reasoningRules), context.stream),
+          responsesResponse: (body: unknown) => responsesCompletion(options.name, body),
+          responsesStreamTranslator: () => new ResponsesStreamTranslator(options.name),
+        }
+      : {}),
 
     error(status: number, responseHeaders: IncomingHttpHeaders, text: string): UpstreamError {
       return openAIError(options.name, status, responseHeaders, text, options.keySetting);
