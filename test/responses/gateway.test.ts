@@ -127,7 +127,7 @@ t.test('a stored response is read, continued and deleted only with the key that 
 t.test('store: false keeps nothing; unknown and malformed ids are 404', async (t) => {
   const client = gateway.client();
   const made = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'x', store: false });
-  t.equal(made.store, false);
+  t.equal((made as unknown as { store: boolean }).store, false);
   await gateway.app.deps.responses.settled();
   for (const id of [made.id, `resp_${'0'.repeat(32)}`, 'resp_x%2F..']) {
     const error = await client.responses.retrieve(id).catch((e: unknown) => e);

@@ -7,7 +7,7 @@ import { isGatewayError } from '../../core/errors.js';
 
 const chatOf = (body: Record<string, unknown>, history: InputItem[] = []) => toChatRequest(readResponsesRequest({ model: 'm', ...body }), history);
 
-function refused(t: Tap.Test, body: unknown, param: string, pattern: RegExp, status = 400) {
+function refused(t: any, body: unknown, param: string, pattern: RegExp, status = 400) {
   try {
     const request = readResponsesRequest(body);
     toChatRequest(request, []);
