@@ -156,11 +156,22 @@ const models = prices.models.filter((entry) => !aliasOf.has(entry.model)).map((e
  * are not scored; routing never offers them for chat (their kind), and output is never billed.
  */
 const EMBEDDING_PROVIDERS = new Set(['openai', 'gemini', 'cohere', 'mistral']);
-const embeddingModels = embeddingPrices.models.filter((entry) => EMBEDDING_PROVIDERS.has(entry.provider)).map((entry) => ({
+/** Dated releases of a moving name, as for chat models above: an alias of that entry, priced alike. */
+const EMBEDDING_ALIASES: Record<string, string[]> = { 'codestral-embed': ['codestral-embed-2505'] };
+const embeddingAliasOf = new Map(Object.entries(EMBEDDING_ALIASES).flatMap(([id, names]) => names.map((name) => [name, id] as const)));
+const servedEmbeddings = embeddingPrices.models.filter((entry) => EMBEDDING_PROVIDERS.has(entry.provider));
+for (const entry of servedEmbeddings) {
+  const owner = embeddingAliasOf.get(entry.model);
+  const main = owner && servedEmbeddings.find((other) => other.model === owner && other.provider === entry.provider);
+  if (owner && (!main || main.input_cost_per_token !== entry.input_cost_per_token)) {
+    throw new Error(`${entry.model} is listed as an alias of ${owner} but ${main ? 'is priced differently' : 'that model is missing'}`);
+  }
+}
+const embeddingModels = servedEmbeddings.filter((entry) => !embeddingAliasOf.has(entry.model)).map((entry) => ({
   id: entry.model,
   provider: PROVIDER_NAMES[entry.provider] ?? entry.provider,
   native_id: entry.model,
-  aliases: [],
+  aliases: EMBEDDING_ALIASES[entry.model] ?? [],
   kind: 'embedding' as const,
   ...(entry.output_vector_size != null ? { dimensions: entry.output_vector_size } : {}),
   price: { input: entry.input_cost_per_token, output: 0, cached_input: null, cache_write: null },
