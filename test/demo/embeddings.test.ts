@@ -19,7 +19,8 @@ const catalog = loadCatalog();
 const text3 = catalog.get('openai', 'text-embedding-3-small')!;
 const cases: Array<[string, (env: Record<string, string>) => Provider, CatalogModel, number]> = [
   ['openai', (env) => openai.create({ OPENAI_API_KEY: env.OPENAI_API_KEY, OPENAI_BASE_URL: env.OPENAI_BASE_URL }), text3, 1536],
-  ['custom', (env) => custom.create({ CUSTOM_API_KEY: env.CUSTOM_API_KEY, CUSTOM_BASE_URL: env.CUSTOM_BASE_URL }), { ...text3, provider: 'custom', native_id: 'nomic-embed-text' }, 1024],
+  // The demo's own catalog file gives its self-hosted embedding model 768 dimensions.
+  ['custom', (env) => custom.create({ CUSTOM_API_KEY: env.CUSTOM_API_KEY, CUSTOM_BASE_URL: env.CUSTOM_BASE_URL }), { ...text3, provider: 'custom', id: 'nomic-embed-text', native_id: 'nomic-embed-text' }, 768],
   ['google', (env) => google.create({ GOOGLE_API_KEY: env.GOOGLE_API_KEY, GOOGLE_BASE_URL: env.GOOGLE_BASE_URL }), catalog.get('google', 'gemini-embedding-001')!, 3072],
   ['cohere', (env) => cohere.create({ COHERE_API_KEY: env.COHERE_API_KEY, COHERE_BASE_URL: env.COHERE_BASE_URL }), catalog.get('cohere', 'embed-english-v3.0')!, 1024],
   ['mistral', (env) => mistral.create({ MISTRAL_API_KEY: env.MISTRAL_API_KEY, MISTRAL_BASE_URL: env.MISTRAL_BASE_URL }), catalog.get('mistral', 'mistral-embed')!, 1024],
