@@ -87,11 +87,16 @@ const toolChoice = {
  */
 export const MAX_MODEL_NAME_LENGTH = 256;
 
+/** The processing tiers billed at the catalog's prices; `flex` and `priority` are priced otherwise. */
+export const SERVICE_TIER = { enum: ['auto', 'default', null] };
+
 export const chatRequestSchema = {
   type: 'object',
   required: ['model', 'messages'],
   properties: {
     model: { type: 'string', minLength: 1, maxLength: MAX_MODEL_NAME_LENGTH },
+    // OpenAI bills `flex` and `priority` at other prices than the catalog's: refused, so no bill is wrong.
+    service_tier: SERVICE_TIER,
     messages: { type: 'array', minItems: 1, items: message },
     temperature: nullable({ type: 'number', minimum: 0, maximum: 2 }),
     top_p: nullable({ type: 'number', minimum: 0, maximum: 1 }),

@@ -54,6 +54,9 @@ export function readResponsesRequest(body: unknown): ResponsesRequest {
   if (body.previous_response_id != null && !RESPONSE_ID.test(body.previous_response_id as string)) {
     throw new GatewayError('response_not_found', { param: 'previous_response_id', message: `Previous response with id '${String(body.previous_response_id).slice(0, 64)}' not found.` });
   }
+  if (body.service_tier != null && body.service_tier !== 'auto' && body.service_tier !== 'default') {
+    throw bad('service_tier', "'service_tier' must be auto or default: other tiers are billed at prices the gateway does not know.", 'unsupported_parameter');
+  }
   checkMetadata(body.metadata);
   if (body.input === undefined || body.input === null) {
     if (body.previous_response_id == null) throw bad('input', "'input' is required: a string or a list of input items.");

@@ -58,6 +58,9 @@ t.test('each bad field is named in param and message', async (t) => {
     [{ ...ok, messages: [{ role: 'user', content: 'x', tool_calls: [{}] }] }, 'messages[0].tool_calls[0].id', /is required/],
     [{ ...ok, messages: [{ role: 'tool', content: 'x', tool_call_id: 'c', name: ['x'] }] }, 'messages[0].name', /must be string/],
     [{ ...ok, response_format: { type: 'json_schema' } }, 'response_format.json_schema', /'response_format.json_schema': is required/],
+    // Billed at other prices than the catalog's: a bill on them would be wrong.
+    [{ ...ok, service_tier: 'priority' }, 'service_tier', /must be one of "auto", "default"/],
+    [{ ...ok, service_tier: 'flex' }, 'service_tier', /must be one of "auto", "default"/],
   ];
   for (const [body, param, message] of cases) {
     const refused = refusal(body);

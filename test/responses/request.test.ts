@@ -125,6 +125,7 @@ t.test('what nothing behind the gateway can do is refused with 400, naming the f
   refused(t, { model: 'm', input: 'x', background: true }, 'background', /background/);
   refused(t, { model: 'm', input: 'x', conversation: 'conv_1' }, 'conversation', /previous_response_id/);
   refused(t, { model: 'm', input: 'x', prompt: { id: 'pmpt_1' } }, 'prompt', /prompt/);
+  refused(t, { model: 'm', input: 'x', service_tier: 'priority' }, 'service_tier', /billed/);
   refused(t, { model: 'm' }, 'input', /required/);
   refused(t, { model: 'm', input: 7 }, 'input', /string or a list/);
   refused(t, { model: '', input: 'x' }, 'model', /non-empty/);
