@@ -1,0 +1,95 @@
+// LangChain's OpenAI integration against the gateway, as its users configure it: ChatOpenAI with the
+// gateway's base URL, a uc_ key and useResponsesApi, and OpenAIEmbeddings. A gpt model goes on to
+// OpenAI's /v1/responses (a fake replaying recorded answers), a claude model is translated to
+// Anthropic's Messages API.
+import t from 'tap';
+import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
+import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
+import { startFakeAnthropic, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
+import { fakeVector, startFakeWithEmbeddings } from '../helpers/fake-embeddings.js';
+
+let openaiUpstream: FakeProvider;
+let anthropicUpstream: FakeProvider;
+let gateway: TestGateway;
+
+t.before(async () => {
+  openaiUpstream = await startFakeWithEmbeddings('openai');
+  anthropicUpstream = await startFakeAnthropic();
+  gateway = await startGateway({
+    ...PROTOCOL_ONLY,
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${openaiUpstream.url}/v1`,
+    ANTHROPIC_API_KEY: PROVIDER_KEYS.anthropic,
+    ANTHROPIC_BASE_URL: anthropicUpstream.url,
+  });
+});
+t.teardown(async () => {
+  await gateway?.close();
+  await openaiUpstream?.close();
+  await anthropicUpstream?.close();
+});
+t.beforeEach(() => {
+  openaiUpstream.reset();
+  anthropicUpstream.reset();
+});
+
+function chat(model: string): ChatOpenAI {
+  return new ChatOpenAI({ model, apiKey: GATEWAY_KEY, configuration: { baseURL: gateway.url }, useResponsesApi: true, maxRetries: 0 });
+}
+
+const QUESTION = 'What is the capital of France?';
+const recordedText: string = fixtureJson('openai-responses/response.json').output[0].content[0].text;
+const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Get the current weather at a specific location',
+    parameters: { type: 'object', properties: { location: { type: 'string' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } }, required: ['location', 'unit'] },
+  },
+};
+
+const rows = [
+  { name: 'OpenAI', model: 'gpt-4o-mini', upstream: () => openaiUpstream, path: '/v1/responses', text: recordedText, streamed: 'Dummy PDF file', usage: { input_tokens: 14, output_tokens: 50, total_tokens: 64 }, args: { location: 'San Francisco, CA', unit: 'fahrenheit' } },
+  { name: 'Anthropic', model: 'claude-sonnet-4-5', upstream: () => anthropicUpstream, path: '/v1/messages', text: 'The capital of France is Paris.', streamed: 'The capital of France is Paris.', usage: { input_tokens: 2067, output_tokens: 10, total_tokens: 2077 }, args: { location: 'Paris' } },
+];
+
+for (const row of rows) {
+  t.test(`${row.name}: invoke returns the answer and its usage`, async (t) => {
+    const message = await chat(row.model).invoke([
+      ['system', 'Be concise.'],
+      ['human', QUESTION],
+    ]);
+    t.equal(message.text, row.text);
+    t.match(message.usage_metadata, row.usage);
+    t.match(message.response_metadata, { model_provider: 'openai' });
+    t.equal(row.upstream().last?.url, row.path);
+  });
+
+  t.test(`${row.name}: stream yields the text piece by piece`, async (t) => {
+    const pieces: string[] = [];
+    for await (const chunk of await chat(row.model).stream(QUESTION)) pieces.push(chunk.text);
+    t.equal(pieces.join(''), row.streamed);
+    t.ok(pieces.filter(Boolean).length > 1, 'in more than one piece');
+    t.equal(row.upstream().last?.json.stream, true);
+  });
+
+  t.test(`${row.name}: bindTools gets a tool call back`, async (t) => {
+    const message = await chat(row.model).bindTools([weatherTool]).invoke('What is the weather like?');
+    t.match(message.tool_calls, [{ name: 'get_weather', args: row.args, type: 'tool_call' }]);
+    t.ok(message.tool_calls?.[0]?.id, 'with an id to answer');
+  });
+}
+
+t.test('OpenAIEmbeddings: embedQuery and embedDocuments', async (t) => {
+  const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: GATEWAY_KEY, configuration: { baseURL: gateway.url }, maxRetries: 0 });
+  t.same(await embeddings.embedQuery('sunny day at the beach'), fakeVector('sunny day at the beach', 1536));
+  t.equal(openaiUpstream.last!.url, '/v1/embeddings');
+  const documents = ['sunny day at the beach', 'rainy day in the city', 'snow in the mountains'];
+  t.same(
+    await embeddings.embedDocuments(documents),
+    documents.map((text) => fakeVector(text, 1536)),
+  );
+  const shorter = new OpenAIEmbeddings({ model: 'text-embedding-3-small', dimensions: 64, apiKey: GATEWAY_KEY, configuration: { baseURL: gateway.url }, maxRetries: 0 });
+  t.same(await shorter.embedQuery('hello'), fakeVector('hello', 64));
+});
