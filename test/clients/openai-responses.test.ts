@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent, ResponseFunctionToolCall, ResponseInputItem, FunctionTool } from 'openai/resources/responses/responses';
-import { startGateway, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
 import { keyStore } from '../helpers/keys.js';
@@ -167,6 +167,25 @@ for (const row of rows) {
     t.equal(row.upstream().last?.json.stream, true);
   });
 
+  t.test(`${row.name}: on the wire, each event is named by its type and the stream ends without [DONE]`, async (t) => {
+    const raw = await call(gateway.url, '/responses', { body: JSON.stringify({ model: row.model, input: QUESTION, stream: true }) });
+    t.equal(raw.status, 200);
+    t.match(raw.headers.get('content-type'), /^text\/event-stream/);
+    const frames = raw.text.split(/\r?\n\r?\n/).filter((frame) => frame.trim() !== '');
+    t.notOk(raw.text.includes('[DONE]'), 'no [DONE]: the Responses API ends on its terminal event');
+    const named = frames.map((frame) => {
+      const event = /^event: ?(.*)$/m.exec(frame)?.[1];
+      const data = JSON.parse(/^data: ?(.*)$/m.exec(frame)?.[1] ?? 'null');
+      return { event, type: data?.type };
+    });
+    t.same(
+      named.filter(({ event, type }) => event !== type),
+      [],
+      'event: equals the payload type in every frame',
+    );
+    t.equal(named.at(-1)?.type, 'response.completed');
+  });
+
   t.test(`${row.name}: responses.stream() gives the text and the final response`, async (t) => {
     const stream = gateway.client().responses.stream({ model: row.model, input: QUESTION });
     let text = '';
@@ -291,7 +310,9 @@ for (const row of rows) {
     t.ok(foreignContinue instanceof OpenAI.NotFoundError, `nor continue it (got ${String(foreignContinue)})`);
     t.equal((await client.responses.retrieve(created.id)).id, created.id, 'still there for its owner');
 
-    await client.responses.delete(created.id);
+    const deleted = await call(gateway.url, `/responses/${created.id}`, { method: 'DELETE' });
+    t.equal(deleted.status, 200);
+    t.same(deleted.json, { id: created.id, object: 'response.deleted', deleted: true });
     const gone = await client.responses.retrieve(created.id).catch((error: unknown) => error);
     t.ok(gone instanceof OpenAI.NotFoundError, 'deleted: 404');
     const again = await client.responses.delete(created.id).catch((error: unknown) => error);
