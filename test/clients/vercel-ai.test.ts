@@ -153,3 +153,20 @@ t.test('a claude model: a tool loop sends the call back as the SDK sends it (an 
   t.match(toolUse, { type: 'tool_use', name: 'get_weather', input: { location: 'Paris' } }, 'the earlier call, resolved from the gateway store');
   t.match(messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse?.id }] });
 });
+
+t.test('a claude model: the same tool loop with store off sends the full function_call item', async (t) => {
+  const result = await generateText({
+    model: openai('claude-sonnet-4-5'),
+    prompt: 'Weather in Paris?',
+    tools: { get_weather: tool({ inputSchema: z.object({ location: z.string() }), execute: async () => ({ temperature: 18 }) }) },
+    providerOptions: { openai: { store: false } },
+    stopWhen: stepCountIs(2),
+    maxRetries: 0,
+  });
+  t.equal(result.steps.length, 2);
+  t.equal(result.text, 'The capital of France is Paris.');
+  const messages = anthropicUpstream.last!.json.messages;
+  const toolUse = messages.at(-2)?.content?.find?.((block: { type: string }) => block.type === 'tool_use');
+  t.match(toolUse, { type: 'tool_use', name: 'get_weather', input: { location: 'Paris' } });
+  t.match(messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse?.id, content: JSON.stringify({ temperature: 18 }) }] });
+});
