@@ -8,7 +8,7 @@ import OpenAI from 'openai';
 import type { ResponseStreamEvent, ResponseFunctionToolCall, ResponseInputItem, FunctionTool } from 'openai/resources/responses/responses';
 import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixture, fixtureJson, json, sse, type FakeProvider } from '../helpers/fake-provider.js';
 import { keyStore } from '../helpers/keys.js';
 import { checkResponse, checkStreamEvents, type Known } from '../helpers/responses-schema.js';
 
@@ -296,6 +296,56 @@ for (const row of rows) {
     }
   });
 
+  t.test(`${row.name}: a function call continued by previous_response_id and only the function_call_output`, async (t) => {
+    const client = gateway.client();
+    const first = await client.responses.create({ model: row.model, input: 'What is the weather like?', tools: [weatherTool] });
+    const call = first.output.find((item): item is ResponseFunctionToolCall => item.type === 'function_call');
+    t.ok(call, 'the first answer is a function call');
+    if (!call) return;
+    const second = await client.responses.create({
+      model: row.model,
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: '{"temperature":18}' }],
+      tools: [weatherTool],
+    });
+    t.ok(second.output_text.length > 0, 'a text answer');
+    const sent = row.upstream().last!;
+    if (row.path === '/v1/messages') {
+      const assistant = sent.json.messages.at(-2);
+      t.match(
+        assistant?.content?.find?.((block: { type: string }) => block.type === 'tool_use'),
+        { id: call.call_id, name: 'get_weather' },
+        'the stored call reaches Anthropic as the tool_use before the result',
+      );
+      t.match(sent.json.messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.call_id }] });
+      t.match(sent.json.messages[0], { role: 'user', content: 'What is the weather like?' }, 'and the first question');
+    } else {
+      t.ok(sent.body.includes('What is the weather like?'), 'the first question reaches OpenAI');
+      t.ok(sent.json.input.some((item: { type?: string; call_id?: string }) => item.type === 'function_call' && item.call_id === call.call_id), 'the stored call');
+      t.match(sent.json.input.at(-1), { type: 'function_call_output', call_id: call.call_id });
+    }
+  });
+
+  t.test(`${row.name}: instructions are not carried over by previous_response_id`, async (t) => {
+    const client = gateway.client();
+    const first = await client.responses.create({ model: row.model, input: QUESTION, instructions: 'Answer in French.' });
+    await client.responses.create({ model: row.model, input: 'And of Italy?', previous_response_id: first.id });
+    // OpenAI's reference for `instructions`: "the instructions from a previous response will not be carried over".
+    t.notOk(row.upstream().last!.body.includes('Answer in French.'), 'the earlier instructions do not reach the upstream');
+  });
+
+  t.test(`${row.name}: a streamed response is stored and can be continued`, async (t) => {
+    const client = gateway.client();
+    const events = await collect(await client.responses.create({ model: row.model, input: QUESTION, stream: true }));
+    const completed = events.at(-1);
+    if (completed?.type !== 'response.completed') return t.fail(`the stream ended on ${completed?.type}`);
+    const retrieved = await client.responses.retrieve(completed.response.id);
+    t.equal(retrieved.status, 'completed');
+    t.same(retrieved.output, completed.response.output, 'the stored output is the streamed one');
+    await client.responses.create({ model: row.model, input: 'And of Italy?', previous_response_id: completed.response.id });
+    t.ok(row.upstream().last!.body.includes(QUESTION), 'the streamed turn reaches the upstream');
+  });
+
   t.test(`${row.name}: retrieve and delete a stored response; another key sees nothing`, async (t) => {
     const client = gateway.client();
     const other = gateway.client({ apiKey: OTHER_KEY });
@@ -357,4 +407,20 @@ t.test('an input_image part reaches Anthropic as an image block', async (t) => {
   t.match(anthropicUpstream.last!.json.messages, [
     { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: pixel } }] },
   ]);
+});
+
+t.test("OpenAI's 429 on /v1/responses reaches the SDK as a RateLimitError", async (t) => {
+  openaiUpstream.next(json(429, fixtureJson('openai-responses/error-429-insufficient-quota.json')));
+  const error = await gateway.client().responses.create({ model: 'gpt-4o-mini', input: QUESTION }).catch((caught: unknown) => caught);
+  t.ok(error instanceof OpenAI.APIError && error.status === 429, `a 429 (got ${String(error)})`);
+});
+
+t.test("an error event in OpenAI's stream ends the client's stream with an error, never a completed response", async (t) => {
+  openaiUpstream.next(sse(fixture('openai-responses/stream-error.sse')));
+  const seen: string[] = [];
+  const failure = await (async () => {
+    for await (const event of await gateway.client().responses.create({ model: 'gpt-4o-mini', input: QUESTION, stream: true })) seen.push(event.type);
+  })().catch((caught: unknown) => caught);
+  t.notOk(seen.includes('response.completed'), 'no response.completed');
+  t.ok(failure instanceof OpenAI.APIError || seen.includes('response.failed'), `the SDK throws, or the stream says response.failed (events: ${seen.join(', ')}; error: ${String(failure)})`);
 });
