@@ -13,6 +13,9 @@ import { keyStore } from '../helpers/keys.js';
 import { checkResponse, checkStreamEvents, type Known } from '../helpers/responses-schema.js';
 
 const OTHER_KEY = 'uc_other_tenant_0123456789abcdef';
+// Two keys of one tenant: stored responses belong to the key that made them, not to its tenant.
+const SIBLING_A = 'uc_sibling_a_0123456789abcdef';
+const SIBLING_B = 'uc_sibling_b_0123456789abcdef';
 
 let openaiUpstream: FakeProvider;
 let anthropicUpstream: FakeProvider;
@@ -29,7 +32,7 @@ t.before(async () => {
       ANTHROPIC_API_KEY: PROVIDER_KEYS.anthropic,
       ANTHROPIC_BASE_URL: anthropicUpstream.url,
     },
-    { keyStores: [keyStore({ [OTHER_KEY]: {} })] },
+    { keyStores: [keyStore({ [OTHER_KEY]: {}, [SIBLING_A]: { tenant: 'acme' }, [SIBLING_B]: { tenant: 'acme' } })] },
   );
 });
 t.teardown(async () => {
@@ -387,13 +390,28 @@ for (const row of rows) {
 
   t.test(`${row.name}: a built-in tool the gateway cannot run is a 400 naming it`, async (t) => {
     const calls = row.upstream().requests.length;
-    const error = await gateway
-      .client()
-      .responses.create({ model: row.model, input: QUESTION, tools: [{ type: 'web_search' }] })
-      .catch((caught: unknown) => caught);
-    t.ok(error instanceof OpenAI.BadRequestError, `BadRequestError (got ${String(error)})`);
-    t.match((error as Error).message, /web_search/);
+    const builtIns = [
+      { type: 'web_search' },
+      { type: 'web_search_preview' },
+      { type: 'file_search', vector_store_ids: ['vs_1'] },
+      { type: 'computer_use_preview', display_width: 1024, display_height: 768, environment: 'browser' },
+    ];
+    for (const builtIn of builtIns) {
+      const error = await gateway
+        .client()
+        .responses.create({ model: row.model, input: QUESTION, tools: [weatherTool, builtIn as never] })
+        .catch((caught: unknown) => caught);
+      t.ok(error instanceof OpenAI.BadRequestError, `${builtIn.type}: BadRequestError (got ${String(error)})`);
+      t.match((error as Error).message, builtIn.type, `${builtIn.type}: the message names the tool`);
+    }
     t.equal(row.upstream().requests.length, calls, 'the upstream is not called');
+  });
+
+  t.test(`${row.name}: another key of the same tenant cannot read a key's stored response`, async (t) => {
+    const created = await gateway.client({ apiKey: SIBLING_A }).responses.create({ model: row.model, input: QUESTION });
+    t.equal((await gateway.client({ apiKey: SIBLING_A }).responses.retrieve(created.id)).id, created.id);
+    const error = await gateway.client({ apiKey: SIBLING_B }).responses.retrieve(created.id).catch((caught: unknown) => caught);
+    t.ok(error instanceof OpenAI.NotFoundError, `404 (got ${String(error)})`);
   });
 }
 
@@ -423,4 +441,10 @@ t.test("an error event in OpenAI's stream ends the client's stream with an error
   })().catch((caught: unknown) => caught);
   t.notOk(seen.includes('response.completed'), 'no response.completed');
   t.ok(failure instanceof OpenAI.APIError || seen.includes('response.failed'), `the SDK throws, or the stream says response.failed (events: ${seen.join(', ')}; error: ${String(failure)})`);
+});
+
+t.test('a forced function tool_choice reaches Anthropic as its tool choice', async (t) => {
+  await gateway.client().responses.create({ model: 'claude-sonnet-4-5', input: 'Weather?', tools: [weatherTool], tool_choice: { type: 'function', name: 'get_weather' }, top_p: 0.5 });
+  t.same(anthropicUpstream.last!.json.tool_choice, { type: 'tool', name: 'get_weather' });
+  t.equal(anthropicUpstream.last!.json.top_p, 0.5);
 });
