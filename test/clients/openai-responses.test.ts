@@ -7,7 +7,7 @@ import t, { type Test } from 'tap';
 import OpenAI from 'openai';
 import type { ResponseStreamEvent, ResponseFunctionToolCall, ResponseInputItem, FunctionTool } from 'openai/resources/responses/responses';
 import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
-import { startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { startFakeAnthropic, startFakeCohere, startFakeGemini, startFakeMistral, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, fixtureJson, json, sse, type FakeProvider } from '../helpers/fake-provider.js';
 import { keyStore } from '../helpers/keys.js';
 import { checkResponse, checkStreamEvents, type Known } from '../helpers/responses-schema.js';
@@ -19,11 +19,13 @@ const SIBLING_B = 'uc_sibling_b_0123456789abcdef';
 
 let openaiUpstream: FakeProvider;
 let anthropicUpstream: FakeProvider;
+let others: { google: FakeProvider; cohere: FakeProvider; mistral: FakeProvider };
 let gateway: TestGateway;
 
 t.before(async () => {
   openaiUpstream = await startFakeOpenAI();
   anthropicUpstream = await startFakeAnthropic();
+  others = { google: await startFakeGemini(), cohere: await startFakeCohere(), mistral: await startFakeMistral() };
   gateway = await startGateway(
     {
       ...PROTOCOL_ONLY,
@@ -31,6 +33,12 @@ t.before(async () => {
       OPENAI_BASE_URL: `${openaiUpstream.url}/v1`,
       ANTHROPIC_API_KEY: PROVIDER_KEYS.anthropic,
       ANTHROPIC_BASE_URL: anthropicUpstream.url,
+      GOOGLE_API_KEY: PROVIDER_KEYS.google,
+      GOOGLE_BASE_URL: others.google.url,
+      COHERE_API_KEY: PROVIDER_KEYS.cohere,
+      COHERE_BASE_URL: others.cohere.url,
+      MISTRAL_API_KEY: PROVIDER_KEYS.mistral,
+      MISTRAL_BASE_URL: others.mistral.url,
     },
     { keyStores: [keyStore({ [OTHER_KEY]: {}, [SIBLING_A]: { tenant: 'acme' }, [SIBLING_B]: { tenant: 'acme' } })] },
   );
@@ -39,6 +47,7 @@ t.teardown(async () => {
   await gateway?.close();
   await openaiUpstream?.close();
   await anthropicUpstream?.close();
+  for (const upstream of Object.values(others ?? {})) await upstream.close();
 });
 t.beforeEach(() => {
   openaiUpstream.reset();
@@ -448,3 +457,45 @@ t.test('a forced function tool_choice reaches Anthropic as its tool choice', asy
   t.same(anthropicUpstream.last!.json.tool_choice, { type: 'tool', name: 'get_weather' });
   t.equal(anthropicUpstream.last!.json.top_p, 0.5);
 });
+
+t.test('an answer cut by the token limit is status incomplete (max_output_tokens), stream and not', async (t) => {
+  const cut = { ...fixtureJson('anthropic/chat.json'), stop_reason: 'max_tokens' };
+  anthropicUpstream.next(json(200, cut));
+  const response = await gateway.client().responses.create({ model: 'claude-sonnet-4-5', input: QUESTION, max_output_tokens: 16 });
+  t.equal(checkResponse(response), null);
+  t.equal(response.status, 'incomplete');
+  t.same(response.incomplete_details, { reason: 'max_output_tokens' });
+
+  anthropicUpstream.next(sse(fixture('anthropic/stream.sse').replace('"stop_reason":"end_turn"', '"stop_reason":"max_tokens"')));
+  const events = await collect(await gateway.client().responses.create({ model: 'claude-sonnet-4-5', input: QUESTION, max_output_tokens: 16, stream: true }));
+  const last = events.at(-1);
+  t.equal(last?.type, 'response.incomplete', 'the stream ends on response.incomplete');
+  if (last?.type === 'response.incomplete') t.same(last.response.incomplete_details, { reason: 'max_output_tokens' });
+  t.same(checkStreamEvents(events).problems, []);
+});
+
+for (const [provider, model, path] of [
+  ['google', 'gemini-2.5-flash', /^\/v1beta\/models\/gemini-2\.5-flash:(generateContent|streamGenerateContent\?alt=sse)$/],
+  ['cohere', 'command-a-03-2025', /^\/v2\/chat$/],
+  ['mistral', 'mistral-small-latest', /^\/v1\/chat\/completions$/],
+] as const) {
+  t.test(`${provider} (${model}) through the Responses API: text and stream, schema-valid`, async (t) => {
+    const upstream = others[provider];
+    upstream.reset();
+    const response = await gateway.client().responses.create({ model, input: QUESTION, instructions: 'Be concise.' });
+    t.equal(checkResponse(response), null);
+    t.equal(response.output_text, 'The capital of France is Paris.');
+    t.ok(response.usage && response.usage.total_tokens > 0, 'usage');
+    t.match(upstream.last?.url, path);
+    const events = await collect(await gateway.client().responses.create({ model, input: QUESTION, stream: true }));
+    t.same(collapsed(events.map((event) => event.type)), TEXT_ORDER);
+    checkStream(t, events);
+    const completed = events.at(-1);
+    t.equal(completed?.type === 'response.completed' && completed.response.output_text === undefined && completed.response.output.length, 1);
+    const text = events.flatMap((event) => (event.type === 'response.output_text.delta' ? [event.delta] : [])).join('');
+    t.equal(text, 'The capital of France is Paris.');
+    const called = await gateway.client().responses.create({ model, input: 'Weather?', tools: [weatherTool] });
+    // These fixtures call a tool named `weather`.
+    t.ok(called.output.some((item) => item.type === 'function_call' && item.name === 'weather'), 'a function call');
+  });
+}
