@@ -33,6 +33,9 @@ import { openApiRoute } from './openapi/route.js';
 import { projectRoot } from './paths.js';
 import type { SettingsOf, SettingsSchema } from './settings.js';
 import { chatBody } from './chat-body.js';
+import { CHAT_PATH, EMBEDDINGS_PATH, RESPONSES_PATH } from './api-paths.js';
+import { ResponseStore, responsesSettings } from './responses/store.js';
+import { responseRoutes } from './responses/routes.js';
 import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
@@ -61,7 +64,7 @@ export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, keys, auth,
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
-export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, plannedSettings];
+export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, responsesSettings, plannedSettings];
 
 export function allSettings(): SettingsSchema[] {
   return [...CORE_SETTINGS, ...PIPELINE.map((p) => p.settings), ...PROVIDERS.map((p) => p.settings)];
@@ -148,6 +151,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger.warn({ file: join(resolve(values.MODELGATE_DATA_DIR as string), 'ledger.db') }, "a 0.1 ledger.db is in the data directory; it is imported only into the embedded SQLite database, so its spend history is not in PostgreSQL");
   }
   const sweeper = new RetentionSweeper(store, values as StoreSettings, logger);
+  const responses = new ResponseStore(store, values.MODELGATE_RESPONSES_RETENTION as number, logger);
 
   const forwarder = new Forwarder();
   let redis: Redis | undefined;
@@ -168,6 +172,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     parseOverrides: compileOverrides(PIPELINE.flatMap((module) => module.overrides ?? [])),
     redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
     store: () => store,
+    responses,
   };
   const plugins: Plugin[] = [];
   try {
@@ -182,15 +187,16 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   }
 
   const steps = plugins.flatMap((plugin) => (plugin.step ? [plugin.step] : []));
-  const chatRoute: Route = {
+  // The APIs the whole pipeline serves; the chat-body step reads each one's body.
+  const pipelineRoutes: Route[] = [CHAT_PATH, RESPONSES_PATH, EMBEDDINGS_PATH].map((path) => ({
     method: 'POST',
-    path: '/v1/chat/completions',
+    path,
     chat: true,
     // Reached only if no step answered: the pipeline is misassembled.
     async handle() {
       throw new Error('the chat pipeline ended without an answer');
     },
-  };
+  }));
   // Whether the keyed routes would let a client in (the IP filter, then its key), asked without
   // refusing: health answers everyone and shows its details only to such a client. A key store
   // that fails counts as no key — health never fails on a key.
@@ -201,7 +207,8 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   const admits = (ctx: RequestContext) => admission(ctx).then(() => ctx.principal !== undefined, () => false);
   let closing = false;
   const routes: Route[] = [
-    chatRoute,
+    ...pipelineRoutes,
+    ...responseRoutes(responses),
     ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing, admits }),
     ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
@@ -246,6 +253,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
         throw listenError(error, core.MODELGATE_HOST, core.MODELGATE_PORT);
       });
       sweeper.start();
+      responses.start();
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
       const url = `http://${local}:${address.port}/v1`;
@@ -261,6 +269,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       forwarder.close();
       if (redis) redis.disconnect();
       await sweeper.close();
+      await responses.close();
       await store.close();
       logger.flush?.();
     },

@@ -7,7 +7,10 @@ import type { IncomingMessage } from 'node:http';
 import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
-import { SseEventTooLarge, SseParser, SseWriter, type SseEvent } from './sse.js';
+import { SseEventTooLarge, SseParser, type SseEvent } from './sse.js';
+import { answerStream, type AnswerStream } from './answer.js';
+import { GatewayError } from './errors.js';
+import type { EmbeddingsResponse } from './embeddings-types.js';
 import { badResponse, connectionLost, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
@@ -16,12 +19,47 @@ import type { StreamTranslator, TranslateContext } from './provider.js';
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;
 
-export type Opened = { kind: 'completion'; completion: ChatCompletion } | { kind: 'stream'; stream: UpstreamStream };
+export type Opened =
+  | { kind: 'completion'; completion: ChatCompletion }
+  | { kind: 'stream'; stream: UpstreamStream }
+  | { kind: 'embeddings'; embeddings: EmbeddingsResponse };
+
+/**
+ * How this request is asked of this provider and its answer read: embeddings; a Responses request
+ * to a provider with a Responses endpoint of its own (OpenAI); anything else as a chat completion
+ * (a Responses request translated, core/responses/request.ts).
+ */
+function exchange(ctx: RequestContext, target: Target, context: TranslateContext) {
+  const chat = ctx.chat!;
+  const provider = target.provider;
+  if (chat.embeddings) {
+    if (!provider.embeddingsRequest || !provider.embeddingsResponse) {
+      throw new GatewayError('bad_request', { param: 'model', message: `${provider.name} offers no embeddings.` });
+    }
+    const read = provider.embeddingsResponse.bind(provider);
+    const extra = { inputs: chat.embeddings.inputs, estimatedTokens: chat.promptTokens };
+    return { upstream: provider.embeddingsRequest(chat.embeddings.request, context), embeddings: (json: unknown) => read(json, { ...context, ...extra }) };
+  }
+  const responses = chat.responses;
+  if (responses && provider.responsesRequest && provider.responsesResponse && provider.responsesStreamTranslator) {
+    return {
+      upstream: provider.responsesRequest(responses.request, responses.history, context),
+      completion: (json: unknown) => provider.responsesResponse!(json, context),
+      translator: () => provider.responsesStreamTranslator!(context),
+    };
+  }
+  return {
+    upstream: provider.chatRequest(chat.body, context),
+    completion: (json: unknown) => provider.chatResponse(json, context),
+    translator: () => provider.streamTranslator(context),
+  };
+}
 
 export async function openAttempt(ctx: RequestContext, target: Target, forwarder: Forwarder, signal: AbortSignal): Promise<Opened> {
   const chat = ctx.chat!;
   const context: TranslateContext = { model: target.model, stream: chat.stream, requestId: ctx.id };
-  const upstream = target.provider.chatRequest(chat.body, context);
+  const how = exchange(ctx, target, context);
+  const upstream = how.upstream;
   const name = target.provider.name;
   const started = performance.now();
   try {
@@ -46,13 +84,14 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
       } catch {
         throw badResponse(name, 'the body is not JSON');
       }
-      return { kind: 'completion', completion: target.provider.chatResponse(json, context) };
+      if (how.embeddings) return { kind: 'embeddings', embeddings: how.embeddings(json) };
+      return { kind: 'completion', completion: how.completion!(json) };
     }
     if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
       response.destroy();
       throw badResponse(name, `a stream was requested but the content-type is ${String(response.headers['content-type'])}`);
     }
-    const stream = new UpstreamStream(ctx, name, response, target.provider.streamTranslator(context));
+    const stream = new UpstreamStream(ctx, name, response, how.translator!());
     await stream.prime(signal);
     return { kind: 'stream', stream };
   } finally {
@@ -118,7 +157,7 @@ export class UpstreamStream {
   async pipe(idleTimeoutMs: number): Promise<UpstreamError | undefined> {
     const target = this.ctx.outcome.target!;
     const { ctx } = this;
-    const writer = new SseWriter(ctx.res);
+    const writer = answerStream(ctx);
     this.commit();
     ctx.outcome.ttftMs = performance.now() - ctx.startedAt;
     ctx.status = 200;
@@ -208,7 +247,7 @@ export class UpstreamStream {
     this.pending.push(chunk);
   }
 
-  private write(writer: SseWriter, chunk: ChatChunk): void {
+  private write(writer: AnswerStream, chunk: ChatChunk): void {
     if (!this.ctx.chat!.includeUsage) {
       if (chunk.choices.length === 0 && chunk.usage) return;
       if (chunk.usage !== undefined) {

@@ -9,7 +9,13 @@ import { GatewayError } from './errors.js';
 import type { Next, PluginModule } from './pipeline.js';
 import { countImages, estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
 import { defineSettings, type SettingsOf } from './settings.js';
-import type { RequestContext } from './context.js';
+import type { ChatState, RequestContext } from './context.js';
+import { inputItems, readResponsesRequest, toChatRequest } from './responses/request.js';
+import { newId } from './responses/output.js';
+import type { InputItem } from './responses/types.js';
+import { embeddingTokens, readEmbeddingsRequest } from './embeddings-request.js';
+import { inputsOf } from './embeddings-types.js';
+import { EMBEDDINGS_PATH, RESPONSES_PATH } from './api-paths.js';
 
 const settings = defineSettings({
   MODELGATE_DEFAULT_OUTPUT_TOKENS: {
@@ -62,27 +68,94 @@ export const chatBody: PluginModule<typeof settings> = {
       // Before anything walks the body (validation included): every later walk may recurse.
       const deep = tooDeepPath(parsed, maxDepth);
       if (deep) throw tooDeep(fieldOf(deep), maxDepth);
-      const body = validateChatRequest(parsed);
+      if (ctx.route === `POST ${RESPONSES_PATH}`) ctx.chat = await responsesState(ctx, parsed, raw.length);
+      else if (ctx.route === `POST ${EMBEDDINGS_PATH}`) ctx.chat = embeddingsState(ctx, parsed, raw.length);
+      else ctx.chat = chatState(ctx, validateChatRequest(parsed), raw.length, 'chat');
+      return next();
+    }
+
+    /** The state every step reads, for a chat request (also the one a Responses request becomes). */
+    function chatState(ctx: RequestContext, body: ChatRequest, bytes: number, api: ChatState['api'], overrides = deps.parseOverrides(body.modelgate, ctx.headers)): ChatState {
       checkToolArguments(body, maxDepth);
-      const overrides = deps.parseOverrides(body.modelgate, ctx.headers);
       delete body.modelgate;
       const stream = body.stream === true;
       const limit = body.max_completion_tokens ?? body.max_tokens ?? undefined;
       let promptTokens: number | undefined;
-      ctx.chat = {
+      return {
+        api,
         body,
         overrides,
         stream,
-        includeUsage: stream && body.stream_options?.include_usage === true,
+        includeUsage: api === 'chat' && stream && body.stream_options?.include_usage === true,
         maxOutputTokens: limit,
         expectedOutputTokens: limit ?? defaultOutputTokens,
         get promptTokens() {
           return (promptTokens ??= estimatePromptTokens(body));
         },
-        promptTokensUpperBound: promptTokensUpperBound(body, raw.length),
+        promptTokensUpperBound: promptTokensUpperBound(body, bytes),
         images: countImages(body),
       };
-      return next();
+    }
+
+    async function responsesState(ctx: RequestContext, parsed: unknown, bytes: number): Promise<ChatState> {
+      const request = readResponsesRequest(parsed);
+      const overrides = deps.parseOverrides(request.modelgate, ctx.headers);
+      delete request.modelgate;
+      let history: InputItem[] = [];
+      if (request.previous_response_id) {
+        const previous = await deps.responses.get(request.previous_response_id, ctx.principal?.keyId ?? '');
+        if (!previous) throw new GatewayError('response_not_found', { param: 'previous_response_id', message: `Previous response with id '${request.previous_response_id}' not found.` });
+        history = previous.items;
+        // A chain of continuations grows with every turn: the whole conversation is held to the body limit.
+        bytes += Buffer.byteLength(JSON.stringify(history));
+        if (bytes > limits.maxBytes) {
+          throw new GatewayError('payload_too_large', {
+            param: 'previous_response_id',
+            message: `The conversation continued from previous_response_id is larger than the ${s.MODELGATE_MAX_BODY_SIZE} MB a request may be (MODELGATE_MAX_BODY_SIZE): start a new one.`,
+          });
+        }
+      }
+      const state = chatState(ctx, toChatRequest(request, history), bytes, 'responses', overrides);
+      const frame = { id: newId('resp'), createdAt: Math.floor(Date.now() / 1000), request, model: request.model };
+      const keep = request.store !== false;
+      state.responses = {
+        request,
+        history,
+        frame,
+        settle(response) {
+          if (!keep || !ctx.principal) return;
+          deps.responses.save({
+            id: response.id,
+            keyId: ctx.principal.keyId,
+            tenant: ctx.principal.tenant,
+            createdAt: Date.now(),
+            response,
+            items: [...history, ...inputItems(request), ...response.output],
+          });
+        },
+      };
+      return state;
+    }
+
+    function embeddingsState(ctx: RequestContext, parsed: unknown, bytes: number): ChatState {
+      const request = readEmbeddingsRequest(parsed);
+      const overrides = deps.parseOverrides(request.modelgate, ctx.headers);
+      delete request.modelgate;
+      const tokens = embeddingTokens(request);
+      return {
+        api: 'embeddings',
+        embeddings: { request, inputs: inputsOf(request).length, encoding: request.encoding_format === 'base64' ? 'base64' : 'float' },
+        // What routing, limits and the cache read: the model, and the input as the one thing answered.
+        body: { model: request.model, messages: [], input: request.input, dimensions: request.dimensions ?? undefined, input_type: request.input_type },
+        overrides,
+        stream: false,
+        includeUsage: false,
+        maxOutputTokens: 0,
+        expectedOutputTokens: 0,
+        promptTokens: tokens,
+        promptTokensUpperBound: Math.max(tokens, bytes),
+        images: 0,
+      };
     }
   },
 };

@@ -9,6 +9,9 @@ import type { GatewayError } from './errors.js';
 import type { Provider } from './provider.js';
 import type { Overrides } from './overrides.js';
 import type { FailureReason } from './upstream-error.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from './embeddings-types.js';
+import type { InputItem, ResponseObject, ResponsesRequest } from './responses/types.js';
+import type { ResponseFrame } from './responses/output.js';
 
 /** The caller, as established by the auth plugin. */
 export interface Principal {
@@ -40,7 +43,34 @@ export interface Target {
   model: CatalogModel;
 }
 
+/** A POST /v1/responses request: what it asked, in its own terms, and how its answer is kept. */
+export interface ResponsesState {
+  /** The client's request, without the gateway's own `modelgate` field. */
+  request: ResponsesRequest;
+  /** The stored turns of previous_response_id, as input items (empty without one). */
+  history: InputItem[];
+  /** The response's id and start; its model is filled in when the answer is written. */
+  frame: ResponseFrame;
+  /** Called once with the finished Response, before its last byte is written (stores it when `store`). */
+  settle(response: ResponseObject): void;
+}
+
+/** A POST /v1/embeddings request. */
+export interface EmbeddingsState {
+  request: EmbeddingsRequest;
+  /** Vectors asked for. */
+  inputs: number;
+  encoding: 'float' | 'base64';
+}
+
 export interface ChatState {
+  /**
+   * Which API the client speaks: chat completions; the Responses API (translated to the chat
+   * request `body`, answered as a Response); or embeddings (`body` carries the model and the input).
+   */
+  api: 'chat' | 'responses' | 'embeddings';
+  responses?: ResponsesState;
+  embeddings?: EmbeddingsState;
   /** The validated body, without the gateway's own `modelgate` field. */
   body: ChatRequest;
   /** Per-request overrides by plugin (`routing`, `failover`, `retry`, …), from the body and headers. */
@@ -84,6 +114,8 @@ export interface Outcome {
   savedUsd?: number;
   /** The complete answer (non-stream), for the cache and logs. */
   completion?: ChatCompletion;
+  /** The vectors of an embeddings request (floats, as the adapters return them). */
+  embeddings?: EmbeddingsResponse;
   /** Chunks as sent, collected only when `collectChunks` was set (the cache asks for them). */
   chunks?: ChatChunk[];
   /** Generated text and tool-call arguments as received, to bill an aborted stream that sent no usage. */

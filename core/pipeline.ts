@@ -16,6 +16,7 @@ import type { Provider } from './provider.js';
 import type { KeyStore } from './key-store.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
 import type { Store } from './store/database.js';
+import type { ResponseStore } from './responses/store.js';
 
 export type Next = () => Promise<void>;
 
@@ -69,6 +70,8 @@ export interface PluginDeps {
   store(): Store;
   /** Key stores consulted after the bootstrap key (tests' extra keys, then the keys plugin's durable store, which it adds). */
   keyStores: KeyStore[];
+  /** Stored responses of POST /v1/responses (read by the chat-body step for previous_response_id). */
+  responses: ResponseStore;
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */
   parseOverrides: OverrideParser;
 }

@@ -9,6 +9,7 @@ import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types
 import type { UpstreamError } from './upstream-error.js';
 import type { CatalogModel } from './catalog.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from './embeddings-types.js';
+import type { InputItem, ResponsesRequest } from './responses/types.js';
 
 export interface UpstreamRequest {
   url: string;
@@ -58,6 +59,15 @@ export interface Provider {
    * usage reported when the provider reports none. Throws UpstreamError (bad_response).
    */
   embeddingsResponse?(body: unknown, context: TranslateContext & { inputs: number; estimatedTokens: number }): EmbeddingsResponse;
+  /**
+   * A Responses API endpoint of the provider's own (OpenAI's /v1/responses): a POST /v1/responses
+   * request routed here is sent there — `history` (the stored turns of previous_response_id) before
+   * its input — instead of being translated to chat. The answer and the stream are read back into
+   * the chat shapes every other step works with.
+   */
+  responsesRequest?(request: ResponsesRequest, history: readonly InputItem[], context: TranslateContext): UpstreamRequest;
+  responsesResponse?(body: unknown, context: TranslateContext): ChatCompletion;
+  responsesStreamTranslator?(context: TranslateContext): StreamTranslator;
   /** Normalizes an error status and body into an UpstreamError. */
   error(status: number, headers: IncomingHttpHeaders, body: string): UpstreamError;
   /** The cheapest real request that proves the credentials and the endpoint work (the model-list call). */

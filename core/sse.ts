@@ -178,6 +178,12 @@ export class SseWriter {
     this.res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   }
 
+  /** One named event (`event: <name>`), the Responses API's framing. */
+  sendEvent(name: string, payload: unknown): void {
+    if (!this.open) return;
+    this.res.write(`event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`);
+  }
+
   /** OpenAI's mid-stream error event: the SDK throws APIError on a payload with an `error` key. */
   error(body: unknown): void {
     this.send(body);

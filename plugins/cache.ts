@@ -7,8 +7,8 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { waitUntilReady } from '../core/redis.js';
 import { GatewayError } from '../core/errors.js';
 import { bareModel } from '../core/catalog.js';
-import { SseWriter } from '../core/sse.js';
-import { baseHeaders, outcomeHeaders, sendCompletion } from '../core/respond.js';
+import { baseHeaders, outcomeHeaders } from '../core/respond.js';
+import { answerStream, sendAnswer, sendEmbeddings } from '../core/answer.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
@@ -76,6 +76,7 @@ function storable(ctx: RequestContext): CachedAnswer | undefined {
   const base = { provider: outcome.target.provider.name, model: outcome.target.model.id, usage: outcome.usage, costUsd: outcome.cost };
   // A filtered answer may be cut short or depend on a moderation decision that can change: not kept.
   const keep = (reason: string | null | undefined) => !!reason && reason !== 'content_filter';
+  if (outcome.embeddings) return { ...base, embeddings: outcome.embeddings };
   if (outcome.completion) {
     const { choices } = outcome.completion;
     return choices.length > 0 && choices.every((choice) => keep(choice.finish_reason)) ? { ...base, completion: outcome.completion } : undefined;
@@ -124,12 +125,17 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       // so the strategy this request asks for is the one the stored answer was routed under.
       const routing = chat.overrides.routing as { strategy?: string } | undefined;
       ctx.strategy ??= routing?.strategy ?? (deps.settings.MODELGATE_ROUTING_STRATEGY as string | undefined);
-      if (!chat.stream) {
-        outcome.completion = asCompletion(answer);
-        sendCompletion(ctx, outcome.completion);
+      if (answer.embeddings) {
+        outcome.embeddings = answer.embeddings;
+        sendEmbeddings(ctx, answer.embeddings);
         return;
       }
-      const writer = new SseWriter(ctx.res);
+      if (!chat.stream) {
+        outcome.completion = asCompletion(answer);
+        sendAnswer(ctx, outcome.completion);
+        return;
+      }
+      const writer = answerStream(ctx);
       ctx.status = 200;
       writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx) });
       outcome.ttftMs = performance.now() - ctx.startedAt;
@@ -152,7 +158,8 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
           if (mode === 'use') {
             const stored = await backend.get(key);
             const answer = stored && decode(stored);
-            if (answer) return serve(ctx, answer);
+            // Keys differ by API, so an entry is of this request's kind; one that is not reads as a miss.
+            if (answer && !answer.embeddings === !ctx.chat!.embeddings) return serve(ctx, answer);
           }
           ctx.outcome.cache = mode === 'use' ? 'MISS' : 'BYPASS';
           if (ctx.chat!.stream) ctx.collectChunks = true;

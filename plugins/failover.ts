@@ -13,7 +13,8 @@ import { GatewayError, isGatewayError } from '../core/errors.js';
 import { isUpstreamError, type UpstreamError } from '../core/upstream-error.js';
 import { AbortedError } from '../core/proxy.js';
 import { openAttempt, recordUsage, type Opened } from '../core/attempt.js';
-import { retryAfterSeconds, sendCompletion } from '../core/respond.js';
+import { retryAfterSeconds } from '../core/respond.js';
+import { sendAnswer, sendEmbeddings } from '../core/answer.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
@@ -154,7 +155,14 @@ export const failover: PluginModule<typeof settings> = {
       if (opened.kind === 'completion') {
         ctx.outcome.completion = opened.completion;
         recordUsage(ctx, target, opened.completion.usage);
-        sendCompletion(ctx, opened.completion);
+        sendAnswer(ctx, opened.completion);
+        return;
+      }
+      if (opened.kind === 'embeddings') {
+        ctx.outcome.embeddings = opened.embeddings;
+        const { prompt_tokens, total_tokens } = opened.embeddings.usage;
+        recordUsage(ctx, target, { prompt_tokens, completion_tokens: 0, total_tokens });
+        sendEmbeddings(ctx, opened.embeddings);
         return;
       }
       const failure = await opened.stream.pipe(s.MODELGATE_TIMEOUT);

@@ -158,6 +158,21 @@ export const router: PluginModule<typeof settings> = {
       });
 
       const targets = (candidates: Candidate[]) => candidates.map((candidate) => candidate.target);
+      if (chat.api === 'embeddings') {
+        // Vectors of different models are not comparable: an embeddings request only ever fails
+        // over to the same model on another provider.
+        if (fallback.fallback_models?.length) {
+          throw new GatewayError('bad_request', {
+            param: 'modelgate.failover.fallback_models',
+            message: "Embeddings never fall back to another model: its vectors would not be comparable with the first model's.",
+          });
+        }
+        const first = ranked[0]!.target.model.id;
+        const same = (candidates: Candidate[]) => candidates.filter((candidate) => candidate.target.model.id === first);
+        ctx.candidates = candidateChain(targets(same(ranked)), targets(same(extra)));
+        ctx.strategy = strategy;
+        return;
+      }
       ctx.candidates = candidateChain(targets(ranked), targets(extra));
       ctx.strategy = strategy;
     }

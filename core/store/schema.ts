@@ -128,6 +128,20 @@ export interface ApiKeyIdempotencyTable {
   created_at: number;
 }
 
+/** A stored response of POST /v1/responses, readable only with the key that made it. */
+export interface ResponseTable {
+  /** `resp_` + 32 hex digits. */
+  id: string;
+  key_id: string;
+  tenant: string;
+  created_at: number;
+  expires_at: number;
+  /** JSON of the Response object as answered. */
+  response: string;
+  /** JSON of the conversation as input items: the history, the request's input, the answer's output. */
+  items: string;
+}
+
 export interface MigrationTable {
   name: string;
   applied_at: number;
@@ -142,6 +156,7 @@ export interface Tables {
   leases: LeaseTable;
   api_keys: ApiKeyTable;
   api_key_idempotency: ApiKeyIdempotencyTable;
+  responses: ResponseTable;
   modelgate_migrations: MigrationTable;
 }
 

@@ -4,6 +4,7 @@
 // MODELGATE_CACHE_COMPRESSION settings still read each other's entries.
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { ChatChunk, ChatCompletion, Usage } from '../../core/chat-types.js';
+import type { EmbeddingsResponse } from '../../core/embeddings-types.js';
 
 export interface CachedAnswer {
   /** The provider and catalog model that produced it, for the response headers and metrics. */
@@ -15,6 +16,8 @@ export interface CachedAnswer {
   completion?: ChatCompletion;
   /** The chunks as the provider's stream produced them, the usage-only chunk excluded. */
   chunks?: ChatChunk[];
+  /** An embeddings answer: float vectors (served in either encoding). */
+  embeddings?: EmbeddingsResponse;
 }
 
 const PLAIN = 0;
@@ -55,7 +58,7 @@ export function decode(stored: Buffer): CachedAnswer | undefined {
     const json = format === BROTLI ? brotliDecompressSync(body) : format === PLAIN ? body : undefined;
     if (!json) return undefined;
     const answer = JSON.parse(json.toString('utf8')) as CachedAnswer;
-    return answer.completion || answer.chunks ? answer : undefined;
+    return answer.completion || answer.chunks || answer.embeddings ? answer : undefined;
   } catch {
     return undefined;
   }

@@ -14,10 +14,18 @@ const VERSION = 'v1:';
 
 const TRANSPORT_FIELDS = new Set(['stream', 'stream_options']);
 
+/** Fields of a Responses request that do not change the answer (metadata is echoed from the request, not cached). */
+const RESPONSES_TRANSPORT_FIELDS = new Set(['stream', 'stream_options', 'store', 'metadata', 'previous_response_id']);
+
 export function cacheKey(ctx: RequestContext): string {
   const chat = ctx.chat!;
   const request: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(chat.body)) if (!TRANSPORT_FIELDS.has(name)) request[name] = value;
+  // A Responses request as the client wrote it (OpenAI's own endpoint reads fields chat has not), with the turns it continues.
+  const responses = chat.responses;
+  const source: Record<string, unknown> = responses ? { ...responses.request, history: responses.history } : chat.body;
+  const transport = responses ? RESPONSES_TRANSPORT_FIELDS : TRANSPORT_FIELDS;
+  for (const [name, value] of Object.entries(source)) if (!transport.has(name)) request[name] = value;
+  if (chat.api !== 'chat') request['modelgate:api'] = chat.api;
   const overrides: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(chat.overrides)) if (name !== 'cache') overrides[name] = value;
   // A key restricted to some models never shares answers with keys allowed others: a cached answer

@@ -1,6 +1,6 @@
 // Which catalog models may serve this request, and why the others may not. Every exclusion keeps
 // its reason so that, when nothing fits, the error can say which constraint excluded what.
-import { isPriced, type CatalogModel } from '../../core/catalog.js';
+import { isPriced, kindOf, type CatalogModel } from '../../core/catalog.js';
 import { estimateCost } from '../../core/estimate.js';
 import type { RequestContext, Target } from '../../core/context.js';
 import type { HealthRegistry } from '../../core/health.js';
@@ -8,6 +8,7 @@ import { hasImages } from '../../core/tokens.js';
 import type { Provider } from '../../core/provider.js';
 
 export type Reason =
+  | 'kind'
   | 'not_configured'
   | 'circuit_open'
   | 'cooling_down'
@@ -80,6 +81,13 @@ export class CandidateFilter {
    * held to the per-request cap here — the cost guard refuses it, with its own message, before any call.
    */
   check(model: CatalogModel, rules: Rules): Candidate | undefined {
+    // Chat never goes to an embedding model nor the other way round. A model of no stated kind
+    // outside the catalog's prices (`custom/<any>`, an operator's unpriced entry) is what the client
+    // that names it says it is.
+    const wanted = this.chat.api === 'embeddings' ? 'embedding' : 'chat';
+    if (kindOf(model) !== wanted && !(model.kind === undefined && rules.unpriced && !isPriced(model))) {
+      return this.exclude(model, 'kind', wanted === 'embedding' ? 'not an embedding model' : 'an embedding model (POST /v1/embeddings)');
+    }
     const provider = this.providers.get(model.provider);
     if (!provider?.configured) return this.exclude(model, 'not_configured', `${model.provider} has no credentials`);
     if (this.health.circuitOpen(model.provider, this.now)) return this.exclude(model, 'circuit_open', `${model.provider} circuit is open`);
@@ -92,7 +100,8 @@ export class CandidateFilter {
     if (model.context_window !== null && !this.fits(model.context_window)) {
       return this.exclude(model, 'context_length', `needs ~${this.chat.promptTokens + (this.chat.maxOutputTokens ?? 0)} tokens, window ${model.context_window}`);
     }
-    if (rules.quality && model.quality.score < this.limits.qualityThreshold) {
+    // Quality scores rank chat answers; embedding models have none.
+    if (rules.quality && wanted === 'chat' && model.quality.score < this.limits.qualityThreshold) {
       return this.exclude(model, 'quality', `quality ${model.quality.score} < ${this.limits.qualityThreshold}`);
     }
     if (!isPriced(model)) return rules.unpriced ? { target: { provider, model }, cost: undefined } : this.exclude(model, 'unpriced', 'no known price');

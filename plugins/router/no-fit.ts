@@ -8,6 +8,7 @@ import type { Exclusion, Reason } from './candidates.js';
 import { retryAfterSeconds } from '../../core/respond.js';
 
 const WORDS: Record<Reason, string> = {
+  kind: 'the wrong kind of model',
   not_configured: 'provider not configured',
   circuit_open: 'circuit open',
   cooling_down: 'provider asked to retry later',
@@ -22,7 +23,9 @@ const WORDS: Record<Reason, string> = {
 };
 
 export function noCandidate(exclusions: Exclusion[], health: HealthRegistry): GatewayError {
-  const relevant = exclusions.filter((e) => e.reason !== 'not_configured');
+  // Models of the other kind (embedding models for a chat request) are named only when nothing else was a candidate.
+  const sameKind = exclusions.filter((e) => e.reason !== 'kind');
+  const relevant = (sameKind.length > 0 ? sameKind : exclusions).filter((e) => e.reason !== 'not_configured');
   if (relevant.length === 0) return new GatewayError('model_unavailable', { param: 'model' });
 
   if (relevant.every((e) => e.reason === 'circuit_open' || e.reason === 'cooling_down')) {

@@ -27,6 +27,7 @@ export const openai: ProviderModule<typeof settings> = {
         ...(s.OPENAI_PROJECT ? { 'openai-project': s.OPENAI_PROJECT } : {}),
       },
       reasoningRules: true,
+      responsesApi: true,
     });
   },
 };

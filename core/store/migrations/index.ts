@@ -8,5 +8,6 @@ import { leases } from './0003_leases.js';
 import { importV0Ledger } from './0004_import_v0_ledger.js';
 import { apiKeys } from './0005_api_keys.js';
 import { usageByKey } from './0006_usage_by_key.js';
+import { responses } from './0007_responses.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses];
