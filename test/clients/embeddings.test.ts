@@ -1,20 +1,23 @@
 // POST /v1/embeddings through the OpenAI SDK: float vectors, the SDK's default (base64, which the SDK
 // decodes), a batch, `dimensions`, and an empty input refused with 400 — against OpenAI and, through
 // translation, Cohere, Gemini and Mistral. Every fake answers the same known vector for a text
-// (fakeVector), so each row can check the numbers, not just the shape.
+// (fakeVector, test/helpers/fakes.ts), so each row can check the numbers, not just the shape.
 import t from 'tap';
 import OpenAI from 'openai';
 import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
-import { PROVIDER_KEYS } from '../helpers/fakes.js';
+import { FAKE_DIMENSIONS, PROVIDER_KEYS, fakeVector, startFakeCohere, startFakeGemini, startFakeMistral, startFakeOpenAI } from '../helpers/fakes.js';
 import type { FakeProvider } from '../helpers/fake-provider.js';
-import { fakeVector, startFakeWithEmbeddings, type EmbeddingProvider } from '../helpers/fake-embeddings.js';
 import { checkEmbeddings, checkResponsesError } from '../helpers/responses-schema.js';
 
+type EmbeddingProvider = 'openai' | 'cohere' | 'google' | 'mistral';
 const upstreams = {} as Record<EmbeddingProvider, FakeProvider>;
 let gateway: TestGateway;
 
 t.before(async () => {
-  for (const provider of ['openai', 'cohere', 'google', 'mistral'] as const) upstreams[provider] = await startFakeWithEmbeddings(provider);
+  upstreams.openai = await startFakeOpenAI();
+  upstreams.cohere = await startFakeCohere();
+  upstreams.google = await startFakeGemini();
+  upstreams.mistral = await startFakeMistral();
   gateway = await startGateway({
     ...PROTOCOL_ONLY,
     OPENAI_API_KEY: PROVIDER_KEYS.openai,
@@ -40,8 +43,6 @@ interface Row {
   model: string;
   /** The native endpoint the gateway should call. */
   path: RegExp;
-  /** The fake's vector length when no `dimensions` is asked for. */
-  defaultDimensions: number;
   /** Where the native request carries `dimensions`, or undefined when the model takes none. */
   nativeDimensions?: (body: any) => unknown;
   /** The texts as the native request carries them. */
@@ -49,17 +50,17 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { provider: 'openai', model: 'text-embedding-3-small', path: /^\/v1\/embeddings$/, defaultDimensions: 1536, nativeDimensions: (body) => body.dimensions, nativeTexts: (body) => body.input },
-  { provider: 'cohere', model: 'embed-v4.0', path: /^\/v2\/embed$/, defaultDimensions: 1536, nativeDimensions: (body) => body.output_dimension, nativeTexts: (body) => body.texts },
+  { provider: 'openai', model: 'text-embedding-3-small', path: /^\/v1\/embeddings$/, nativeDimensions: (body) => body.dimensions, nativeTexts: (body) => body.input },
+  { provider: 'cohere', model: 'embed-v4.0', path: /^\/v2\/embed$/, nativeDimensions: (body) => body.output_dimension, nativeTexts: (body) => body.texts },
   {
     provider: 'google',
     model: 'gemini-embedding-001',
     path: /^\/v1beta\/models\/gemini-embedding-001:batchEmbedContents$/,
-    defaultDimensions: 3072,
+   
     nativeDimensions: (body) => body.requests?.[0]?.outputDimensionality,
     nativeTexts: (body) => body.requests?.map((request: any) => request.content.parts[0].text),
   },
-  { provider: 'mistral', model: 'mistral-embed', path: /^\/v1\/embeddings$/, defaultDimensions: 1024, nativeTexts: (body) => body.input },
+  { provider: 'mistral', model: 'mistral-embed', path: /^\/v1\/embeddings$/, nativeTexts: (body) => body.input },
 ];
 
 for (const row of rows) {
@@ -68,7 +69,7 @@ for (const row of rows) {
     t.equal(checkEmbeddings(answer), null);
     t.equal(answer.object, 'list');
     t.equal(answer.data.length, 1);
-    t.same(answer.data[0]!.embedding, fakeVector('The food was delicious', row.defaultDimensions));
+    t.same(answer.data[0]!.embedding, fakeVector('The food was delicious', FAKE_DIMENSIONS));
     t.equal(answer.data[0]!.index, 0);
     t.ok(answer.usage.prompt_tokens > 0, 'usage');
     t.equal(answer.usage.total_tokens, answer.usage.prompt_tokens);
@@ -82,12 +83,14 @@ for (const row of rows) {
   t.test(`${row.provider} (${row.model}): the SDK's default, base64, decodes to the float answer`, async (t) => {
     const client = gateway.client();
     const decoded = await client.embeddings.create({ model: row.model, input: 'The food was delicious' });
-    t.same(decoded.data[0]!.embedding, fakeVector('The food was delicious', row.defaultDimensions));
+    const float = await client.embeddings.create({ model: row.model, input: 'The food was delicious', encoding_format: 'float' });
+    t.equal(decoded.data[0]!.embedding.length, FAKE_DIMENSIONS);
+    t.same(decoded.data[0]!.embedding, float.data[0]!.embedding.map(toFloat32), 'the float answer, as float32');
     const raw = await call(gateway.url, '/embeddings', { body: JSON.stringify({ model: row.model, input: 'The food was delicious', encoding_format: 'base64' }) });
     t.equal(raw.status, 200);
     t.type(raw.json.data[0].embedding, 'string', 'on the wire: a base64 string');
     const bytes = Buffer.from(raw.json.data[0].embedding, 'base64');
-    t.equal(bytes.length, row.defaultDimensions * 4, 'of float32 values');
+    t.equal(bytes.length, FAKE_DIMENSIONS * 4, 'of float32 values');
   });
 
   t.test(`${row.provider} (${row.model}): a batch comes back one vector per input, in order`, async (t) => {
@@ -100,7 +103,7 @@ for (const row of rows) {
     );
     t.same(
       answer.data.map((item) => item.embedding),
-      texts.map((text) => fakeVector(text, row.defaultDimensions)),
+      texts.map((text) => fakeVector(text, FAKE_DIMENSIONS)),
     );
     t.equal(upstreams[row.provider].requests.length, 1, 'in one upstream call');
     t.same(row.nativeTexts(upstreams[row.provider].last!.json), texts);
@@ -140,3 +143,8 @@ t.test('a chat model is not an embeddings model, nor the other way round', async
   t.ok(embeddingsAsChat instanceof OpenAI.APIError && embeddingsAsChat.status >= 400 && embeddingsAsChat.status < 500, `chat with an embeddings model: a 4xx (got ${String(embeddingsAsChat)})`);
   t.equal(upstreams.openai.requests.length, 0, 'neither reaches OpenAI');
 });
+
+/** What a number becomes on the way through base64 (float32 little-endian). */
+function toFloat32(value: number): number {
+  return Math.fround(value);
+}

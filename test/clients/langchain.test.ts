@@ -5,16 +5,15 @@
 import t from 'tap';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
 import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
-import { startFakeAnthropic, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { FAKE_DIMENSIONS, fakeVector, startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
-import { fakeVector, startFakeWithEmbeddings } from '../helpers/fake-embeddings.js';
 
 let openaiUpstream: FakeProvider;
 let anthropicUpstream: FakeProvider;
 let gateway: TestGateway;
 
 t.before(async () => {
-  openaiUpstream = await startFakeWithEmbeddings('openai');
+  openaiUpstream = await startFakeOpenAI();
   anthropicUpstream = await startFakeAnthropic();
   gateway = await startGateway({
     ...PROTOCOL_ONLY,
@@ -83,13 +82,14 @@ for (const row of rows) {
 
 t.test('OpenAIEmbeddings: embedQuery and embedDocuments', async (t) => {
   const embeddings = new OpenAIEmbeddings({ model: 'text-embedding-3-small', apiKey: GATEWAY_KEY, configuration: { baseURL: gateway.url }, maxRetries: 0 });
-  t.same(await embeddings.embedQuery('sunny day at the beach'), fakeVector('sunny day at the beach', 1536));
+  // LangChain asks for base64 (float32): the vectors arrive rounded to float32.
+  t.same(await embeddings.embedQuery('sunny day at the beach'), fakeVector('sunny day at the beach', FAKE_DIMENSIONS).map(Math.fround));
   t.equal(openaiUpstream.last!.url, '/v1/embeddings');
   const documents = ['sunny day at the beach', 'rainy day in the city', 'snow in the mountains'];
   t.same(
     await embeddings.embedDocuments(documents),
-    documents.map((text) => fakeVector(text, 1536)),
+    documents.map((text) => fakeVector(text, FAKE_DIMENSIONS).map(Math.fround)),
   );
   const shorter = new OpenAIEmbeddings({ model: 'text-embedding-3-small', dimensions: 64, apiKey: GATEWAY_KEY, configuration: { baseURL: gateway.url }, maxRetries: 0 });
-  t.same(await shorter.embedQuery('hello'), fakeVector('hello', 64));
+  t.same(await shorter.embedQuery('hello'), fakeVector('hello', 64).map(Math.fround));
 });

@@ -7,9 +7,8 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { embed, embedMany, generateObject, generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { z } from 'zod';
 import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
-import { startFakeAnthropic, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { FAKE_DIMENSIONS, fakeVector, startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
-import { fakeVector, startFakeWithEmbeddings } from '../helpers/fake-embeddings.js';
 
 let openaiUpstream: FakeProvider;
 let anthropicUpstream: FakeProvider;
@@ -17,7 +16,7 @@ let gateway: TestGateway;
 let openai: ReturnType<typeof createOpenAI>;
 
 t.before(async () => {
-  openaiUpstream = await startFakeWithEmbeddings('openai');
+  openaiUpstream = await startFakeOpenAI();
   anthropicUpstream = await startFakeAnthropic();
   gateway = await startGateway({
     ...PROTOCOL_ONLY,
@@ -109,14 +108,14 @@ t.test('generateObject asks for a json_schema and returns the parsed object', as
 
 t.test('embed and embedMany with openai.embedding(id)', async (t) => {
   const one = await embed({ model: openai.embedding('text-embedding-3-small'), value: 'sunny day at the beach', maxRetries: 0 });
-  t.same(one.embedding, fakeVector('sunny day at the beach', 1536));
+  t.same(one.embedding, fakeVector('sunny day at the beach', FAKE_DIMENSIONS));
   t.ok((one.usage?.tokens ?? 0) > 0, 'usage');
   t.equal(openaiUpstream.last!.url, '/v1/embeddings');
   const values = ['sunny day at the beach', 'rainy day in the city'];
   const many = await embedMany({ model: openai.textEmbeddingModel('text-embedding-3-small'), values, maxRetries: 0 });
   t.same(
     many.embeddings,
-    values.map((value) => fakeVector(value, 1536)),
+    values.map((value) => fakeVector(value, FAKE_DIMENSIONS)),
   );
 });
 
