@@ -4,6 +4,7 @@
 // Anthropic's Messages API.
 import t from 'tap';
 import { ChatOpenAI, OpenAIEmbeddings } from '@langchain/openai';
+import { HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { startGateway, GATEWAY_KEY, PROTOCOL_ONLY, type TestGateway } from '../helpers/gateway.js';
 import { FAKE_DIMENSIONS, fakeVector, startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, type FakeProvider } from '../helpers/fake-provider.js';
@@ -77,6 +78,24 @@ for (const row of rows) {
     const message = await chat(row.model).bindTools([weatherTool]).invoke('What is the weather like?');
     t.match(message.tool_calls, [{ name: 'get_weather', args: row.args, type: 'tool_call' }]);
     t.ok(message.tool_calls?.[0]?.id, 'with an id to answer');
+  });
+
+  t.test(`${row.name}: the tool's result sent back as a ToolMessage gets the answer`, async (t) => {
+    const model = chat(row.model).bindTools([weatherTool]);
+    const question = new HumanMessage('What is the weather like?');
+    const called = await model.invoke([question]);
+    const call = called.tool_calls?.[0];
+    t.ok(call?.id, 'a tool call');
+    if (!call?.id) return;
+    const answer = await model.invoke([question, called, new ToolMessage({ tool_call_id: call.id, content: '{"temperature":18}' })]);
+    t.equal(answer.tool_calls?.length ?? 0, 0, 'no second call');
+    t.ok(answer.text.length > 0, 'a text answer');
+    const sent = row.upstream().last!;
+    if (row.path === '/v1/messages') {
+      t.match(sent.json.messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: call.id }] });
+    } else {
+      t.match(sent.json.input.at(-1), { type: 'function_call_output', call_id: call.id, output: '{"temperature":18}' });
+    }
   });
 }
 
