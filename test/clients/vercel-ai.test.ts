@@ -169,3 +169,17 @@ t.test('a claude model: the same tool loop with store off sends the full functio
   t.match(toolUse, { type: 'tool_use', name: 'get_weather', input: { location: 'Paris' } });
   t.match(messages.at(-1), { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse?.id, content: JSON.stringify({ temperature: 18 }) }] });
 });
+
+t.test("a conversation continued with the SDK's own response.messages (assistant text as an item_reference while store is on)", async (t) => {
+  const model = openai('claude-sonnet-4-5');
+  const first = await generateText({ model, prompt: PROMPT, maxRetries: 0 });
+  const second = await generateText({ model, messages: [{ role: 'user', content: PROMPT }, ...first.response.messages, { role: 'user', content: 'And of Italy?' }], maxRetries: 0 });
+  t.equal(second.text, 'The capital of France is Paris.');
+  const messages: Array<{ role: string; content: unknown }> = anthropicUpstream.last!.json.messages;
+  t.same(
+    messages.map((message) => message.role),
+    ['user', 'assistant', 'user'],
+  );
+  t.match(JSON.stringify(messages[1]!.content), 'The capital of France is Paris.', 'the earlier answer, resolved from the gateway store');
+  t.match(JSON.stringify(messages[2]!.content), 'And of Italy?');
+});
