@@ -159,7 +159,13 @@ const EMBEDDING_PROVIDERS = new Set(['openai', 'gemini', 'cohere', 'mistral']);
 /** Dated releases of a moving name, as for chat models above: an alias of that entry, priced alike. */
 const EMBEDDING_ALIASES: Record<string, string[]> = { 'codestral-embed': ['codestral-embed-2505'] };
 const embeddingAliasOf = new Map(Object.entries(EMBEDDING_ALIASES).flatMap(([id, names]) => names.map((name) => [name, id] as const)));
-const servedEmbeddings = embeddingPrices.models.filter((entry) => EMBEDDING_PROVIDERS.has(entry.provider));
+/**
+ * Prices the source itself flags as a likely data error (embed-multilingual-light-v3.0 at 1000x its
+ * siblings): a bill built on them would be wrong, so the model is left out until a price is known
+ * (an operator can add it with MODELGATE_MODEL_CATALOG).
+ */
+const DOUBTFUL_PRICES = new Set(['embed-multilingual-light-v3.0']);
+const servedEmbeddings = embeddingPrices.models.filter((entry) => EMBEDDING_PROVIDERS.has(entry.provider) && !DOUBTFUL_PRICES.has(entry.model));
 for (const entry of servedEmbeddings) {
   const owner = embeddingAliasOf.get(entry.model);
   const main = owner && servedEmbeddings.find((other) => other.model === owner && other.provider === entry.provider);

@@ -32,8 +32,10 @@ t.test('the built-in catalog holds every priced model of the source with a quali
 t.test('the embedding models of the providers with adapters are in the catalog, unscored and never billed for output', async (t) => {
   const embedding = loadCatalog().models.filter((m) => kindOf(m) === 'embedding');
   // 20 in the source: 6 are Vertex AI entries, which the Gemini API adapter cannot serve, and
-  // codestral-embed-2505 is the dated release of codestral-embed: an alias.
-  t.equal(embedding.length, 13);
+  // codestral-embed-2505 is the dated release of codestral-embed: an alias; embed-multilingual-light-v3.0
+  // is left out: its source price is flagged as a likely error (1000x its siblings).
+  t.equal(embedding.length, 12);
+  t.same(loadCatalog().find('embed-multilingual-light-v3.0'), [], 'no bill on a doubtful price');
   t.same(loadCatalog().find('codestral-embed-2505').map((m) => m.id), ['codestral-embed']);
   t.same([...new Set(embedding.map((m) => m.provider))].sort(), ['cohere', 'google', 'mistral', 'openai']);
   for (const model of embedding) {
