@@ -14,17 +14,109 @@ export const PROVIDER_KEYS = {
   mistral: 'mi-test-mistral-0123456789',
 } as const;
 
-/** OpenAI Chat Completions at /v1/chat/completions and /v1/models, Bearer auth. */
+/**
+ * OpenAI Chat Completions at /v1/chat/completions, the Responses API at /v1/responses and the model
+ * list at /v1/models, Bearer auth.
+ */
 export function openAIResponder(key: string = PROVIDER_KEYS.openai): Responder {
+  const responses = openAIResponsesResponder();
   return (request, res) => {
     if (request.headers.authorization !== `Bearer ${key}`) return json(401, fixtureJson('openai/error-401.json'))(request, res);
     if (request.method === 'GET' && request.url === '/v1/models') return json(200, fixtureJson('openai/models.json'))(request, res);
+    if (request.url === '/v1/responses' || request.url.startsWith('/v1/responses/')) return responses(request, res);
     if (request.method === 'POST' && request.url === '/v1/embeddings') return openAIEmbeddings(request)(request, res);
     if (request.method !== 'POST' || request.url !== '/v1/chat/completions') return json(404, fixtureJson('openai/error-404.json'))(request, res);
     const tools = Array.isArray(request.json?.tools);
     if (request.json?.stream) return sse(fixture(tools ? 'openai/stream-tool-calls.sse' : 'openai/stream.sse'))(request, res);
     return json(200, fixtureJson(tools ? 'openai/chat-tool-calls.json' : 'openai/chat.json'))(request, res);
   };
+}
+
+/**
+ * OpenAI's own POST /v1/responses, replaying the recorded fixtures: a request that offers function
+ * tools and carries no function_call_output yet gets the function_call answer, any other the text
+ * answer; `stream: true` gets the transcript (`event:` framing, no [DONE]). Each answer gets a fresh
+ * `resp_` id, as the real API gives, so a gateway that keys stored responses by the upstream id sees
+ * distinct ones. A `text.format` json_schema gets, as its text, a JSON instance of the schema. This
+ * fake stores nothing: GET/DELETE /v1/responses/{id} are OpenAI's 404, so whatever a client reads back
+ * must come from the gateway's own store.
+ */
+function openAIResponsesResponder(): Responder {
+  let served = 0;
+  return (request, res) => {
+    if (request.method !== 'POST' || request.url !== '/v1/responses') {
+      const id = request.url.split('/')[3] ?? '';
+      const error = { message: `Response with id '${id}' not found.`, type: 'invalid_request_error', param: null, code: null };
+      return json(404, { error })(request, res);
+    }
+    const body = request.json ?? {};
+    const input: unknown[] = Array.isArray(body.input) ? body.input : [];
+    const answered = input.some((item) => (item as { type?: string })?.type === 'function_call_output');
+    const offersFunction = Array.isArray(body.tools) && body.tools.some((tool: { type?: string }) => tool.type === 'function');
+    const callsFunction = offersFunction && !answered;
+    const file = callsFunction ? 'openai-responses/response-function-call.json' : 'openai-responses/response.json';
+    const recorded: { id: string; output: Array<{ content?: Array<{ text: string }> }> } = fixtureJson(file);
+    const id = `resp_fake${String(++served).padStart(4, '0')}${recorded.id.slice(-24)}`;
+    const format = body.text?.format;
+    const structured = callsFunction ? undefined : format?.type === 'json_schema' ? JSON.stringify(instanceOf(format.schema)) : format?.type === 'json_object' ? '{"answer":"Paris"}' : undefined;
+    if (body.stream) {
+      let transcript = fixture(callsFunction ? 'openai-responses/stream-function-call.sse' : 'openai-responses/stream.sse');
+      const streamedId = /"id":"(resp_[^"]+)"/.exec(transcript)![1]!;
+      transcript = transcript.replaceAll(streamedId, id);
+      if (structured !== undefined) transcript = withStreamedText(transcript, structured);
+      return sse(transcript)(request, res);
+    }
+    const answer = { ...recorded, id };
+    if (structured !== undefined) answer.output[0]!.content![0]!.text = structured;
+    return json(200, answer)(request, res);
+  };
+}
+
+/** The text stream with its deltas replaced by one delta of `text` (and the done events saying so). */
+function withStreamedText(transcript: string, text: string): string {
+  let first = true;
+  return transcript
+    .split('\n\n')
+    .filter((event) => {
+      if (!event.includes('"type":"response.output_text.delta"')) return true;
+      const keep = first;
+      first = false;
+      return keep;
+    })
+    .map((event) => {
+      const [eventLine, dataLine] = event.split('\n');
+      if (!dataLine?.startsWith('data: ')) return event;
+      const payload = JSON.parse(dataLine.slice(6));
+      if (payload.type === 'response.output_text.delta') payload.delta = text;
+      if (payload.type === 'response.output_text.done') payload.text = text;
+      if (payload.type === 'response.content_part.done' || payload.type === 'response.output_item.done' || payload.type === 'response.completed') {
+        const part = payload.part ?? payload.item?.content?.[0] ?? payload.response?.output?.[0]?.content?.[0];
+        if (part) part.text = text;
+      }
+      return `${eventLine}\ndata: ${JSON.stringify(payload)}`;
+    })
+    .join('\n\n')
+    .replace(/"sequence_number":\d+/g, (() => {
+      let n = 0;
+      return () => `"sequence_number":${n++}`;
+    })());
+}
+
+/** The smallest plausible instance of a JSON schema: for a structured answer the client will parse. */
+export function instanceOf(schema: any): unknown {
+  if (!schema || typeof schema !== 'object') return null;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (schema.const !== undefined) return schema.const;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'object' || schema.properties) {
+    return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([name, property]) => [name, instanceOf(property)]));
+  }
+  if (type === 'array') return [instanceOf(schema.items)];
+  if (type === 'string') return 'Paris';
+  if (type === 'number' || type === 'integer') return 1;
+  if (type === 'boolean') return true;
+  if (schema.anyOf) return instanceOf(schema.anyOf[0]);
+  return null;
 }
 
 export function startFakeOpenAI(key?: string): Promise<FakeProvider> {
