@@ -13,7 +13,7 @@ import type { Next, PluginModule } from './pipeline.js';
 import { countImages, estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
 import { defineSettings, type SettingsOf } from './settings.js';
 import type { ChatState, RequestContext } from './context.js';
-import { inputItems, readResponsesRequest, toChatRequest } from './responses/request.js';
+import { inputItems, readResponsesRequest, resolveReferences, toChatRequest } from './responses/request.js';
 import { newId } from './responses/output.js';
 import type { InputItem } from './responses/types.js';
 import { embeddingTokens, readEmbeddingsRequest } from './embeddings-request.js';
@@ -108,6 +108,8 @@ export const chatBody: PluginModule<typeof settings> = {
       const request = readResponsesRequest(parsed);
       const overrides = deps.parseOverrides(request.modelgate, ctx.headers);
       delete request.modelgate;
+      const keyId = ctx.principal?.keyId ?? '';
+      await resolveReferences(request, (ids) => deps.responses.items(ids, keyId));
       let history: InputItem[] = [];
       if (request.previous_response_id) {
         const previous = await deps.responses.get(request.previous_response_id, ctx.principal?.keyId ?? '');

@@ -26,6 +26,15 @@ interface OpenItem {
   parts: OpenText[];
 }
 
+/** An open item as it stands, its parts so far included (it stays in_progress). */
+function snapshot(open: OpenItem): OutputItem {
+  if (open.item.type !== 'message') return { ...open.item };
+  const content = open.parts.map((part) =>
+    part.kind === 'text' ? { type: 'output_text' as const, text: part.value, annotations: [], logprobs: [] } : { type: 'refusal' as const, refusal: part.value },
+  );
+  return { ...open.item, content };
+}
+
 export class ResponseEventWriter {
   private sequence = 0;
   private readonly items: OpenItem[] = [];
@@ -71,15 +80,20 @@ export class ResponseEventWriter {
     this.writer.close(trailers);
   }
 
-  /** A failure after the stream began: OpenAI's `error` event, then response.failed. */
+  /**
+   * A failure after the stream began: OpenAI's `error` event, then response.failed holding what the
+   * client already received (items as they stood). response.failed's code is one of OpenAI's own
+   * (rate_limit_exceeded or server_error); the error event carries the gateway's.
+   */
   error(body: ErrorBody): void {
     const { message, type, code, param } = body.error;
     this.emit({ type: 'error', code: code ?? type, message, param, error: { type, code: code ?? type, message, param } });
+    const failed = /rate_limit/.test(`${type} ${code ?? ''}`) ? 'rate_limit_exceeded' : 'server_error';
     const response: ResponseObject = {
       ...responseShell(this.frame()),
       status: 'failed',
-      error: { code: code ?? type, message },
-      output: this.items.map((open) => open.item),
+      error: { code: failed, message },
+      output: this.items.map((open) => snapshot(open)),
       usage: null,
     };
     this.emit({ type: 'response.failed', response });

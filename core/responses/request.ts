@@ -6,9 +6,10 @@
 //   function_call items → the assistant's tool_calls; function_call_output → tool messages;
 //   reasoning items are dropped (no chat equivalent); text.format → response_format;
 //   max_output_tokens → max_completion_tokens; function tools → chat function tools.
-// What has no equivalent anywhere behind the gateway is refused with 400: built-in tools (web and
-// file search, computer use, code interpreter, MCP, …), item references, file ids, background
-// mode, stored prompts and conversations.
+// item_reference items name output items of this key's stored responses and are replaced by them
+// (resolveReferences). What has no equivalent anywhere behind the gateway is refused with 400:
+// built-in tools (web and file search, computer use, code interpreter, MCP, …), file ids,
+// background mode, stored prompts and conversations.
 import { GatewayError } from '../errors.js';
 import { MAX_MODEL_NAME_LENGTH, validateChatRequest } from '../chat-request.js';
 import type { ChatMessage, ChatRequest, ContentPart, FunctionTool, ResponseFormat, ToolCall, ToolChoice } from '../chat-types.js';
@@ -134,6 +135,10 @@ function checkItem(item: unknown, at: string): void {
       return;
     case 'reasoning':
       return; // dropped: reasoning is the provider's own and has no chat equivalent
+    case 'item_reference':
+      // Resolved from the stored output items of this key before the request is translated (chat-body).
+      if (typeof item.id !== 'string' || item.id === '') throw bad(`${at}.id`, `'${at}.id' must be a string.`);
+      return;
     default:
       throw bad(`${at}.type`, `Input items of type '${String(type).slice(0, 64)}' are not supported by the gateway: send messages, function_call and function_call_output items.`, 'unsupported_parameter');
   }
@@ -192,6 +197,28 @@ function checkFormat(format: unknown): void {
     return;
   }
   throw bad('text.format.type', "'text.format.type' must be text, json_object or json_schema.");
+}
+
+/** Output item ids the gateway issues (`msg_`, `fc_` and 32 hex digits). */
+const ITEM_ID = /^(msg|fc)_[0-9a-f]{32}$/;
+
+/**
+ * Replaces each item_reference of the input by the output item it names, looked up with `find`
+ * (this key's stored items); a reference to no such item is a 404 naming it.
+ */
+export async function resolveReferences(request: ResponsesRequest, find: (ids: string[]) => Promise<Map<string, InputItem>>): Promise<void> {
+  if (!Array.isArray(request.input)) return;
+  const input = request.input as Array<InputItem | { type: 'item_reference'; id: string }>;
+  const ids = input.flatMap((item) => (item.type === 'item_reference' ? [item.id] : []));
+  if (ids.length === 0) return;
+  const known = ids.filter((id) => ITEM_ID.test(id));
+  const found = known.length > 0 ? await find([...new Set(known)]) : new Map<string, InputItem>();
+  request.input = input.map((item, i) => {
+    if (item.type !== 'item_reference') return item;
+    const resolved = found.get(item.id);
+    if (!resolved) throw new GatewayError('response_not_found', { param: `input[${i}].id`, message: `Item with id '${item.id.slice(0, 64)}' not found.` });
+    return resolved;
+  });
 }
 
 /**

@@ -29,7 +29,7 @@ export function responseRoutes(store: ResponseStore): Route[] {
       async handle(ctx) {
         const id = ctx.params.response_id!;
         if (!RESPONSE_ID.test(id) || !(await store.delete(id, ctx.principal?.keyId ?? ''))) throw notFound(id);
-        sendJson(ctx, 200, { id, object: 'response', deleted: true });
+        sendJson(ctx, 200, { id, object: 'response', deleted: true }, { 'cache-control': 'no-store' });
       },
     },
   ];

@@ -1,12 +1,12 @@
 // Stored responses (POST /v1/responses with `store`, OpenAI's default): kept in the durable store
 // for MODELGATE_RESPONSES_RETENTION days, readable and continuable only with the key that made
-// them. A response is remembered in memory the moment its last byte is written and inserted
+// them; so are its output items, by id, for item_reference input items. A response is remembered in memory the moment its last byte is written and inserted
 // after, off the request's path: a client that continues it at once finds it. Expired rows are
 // never served and are deleted hourly, in batches.
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { defineSettings } from '../settings.js';
-import type { InputItem, ResponseObject } from './types.js';
+import type { InputItem, OutputItem, ResponseObject } from './types.js';
 
 export const responsesSettings = defineSettings({
   MODELGATE_RESPONSES_RETENTION: {
@@ -53,18 +53,25 @@ export class ResponseStore {
   /** Keeps a finished response; the insert happens in the background (a failure is logged). */
   save(record: StoredResponse): void {
     this.pending.set(record.id, record);
+    const expiresAt = record.createdAt + this.retentionDays * DAY_MS;
+    const items = record.response.output.map((item) => ({ item_id: item.id, response_id: record.id, key_id: record.keyId, expires_at: expiresAt, item: JSON.stringify(item) }));
     const write = this.store.db
-      .insertInto('responses')
-      .values({
-        id: record.id,
-        key_id: record.keyId,
-        tenant: record.tenant,
-        created_at: record.createdAt,
-        expires_at: record.createdAt + this.retentionDays * DAY_MS,
-        response: JSON.stringify(record.response),
-        items: JSON.stringify(record.items),
+      .transaction()
+      .execute(async (trx) => {
+        await trx
+          .insertInto('responses')
+          .values({
+            id: record.id,
+            key_id: record.keyId,
+            tenant: record.tenant,
+            created_at: record.createdAt,
+            expires_at: expiresAt,
+            response: JSON.stringify(record.response),
+            items: JSON.stringify(record.items),
+          })
+          .execute();
+        if (items.length > 0) await trx.insertInto('response_items').values(items).execute();
       })
-      .execute()
       .catch((error: unknown) => this.logger.error({ err: error, responseId: record.id }, 'a stored response could not be written'))
       .finally(() => {
         this.pending.delete(record.id);
@@ -88,13 +95,35 @@ export class ResponseStore {
     return { id: row.id, keyId: row.key_id, tenant: row.tenant, createdAt: Number(row.created_at), response: JSON.parse(row.response), items: JSON.parse(row.items) };
   }
 
+  /** The output items of `keyId`'s unexpired stored responses with these ids (item_reference). */
+  async items(ids: readonly string[], keyId: string): Promise<Map<string, OutputItem>> {
+    const found = new Map<string, OutputItem>();
+    for (const record of this.pending.values()) {
+      if (record.keyId !== keyId) continue;
+      for (const item of record.response.output) if (ids.includes(item.id)) found.set(item.id, item);
+    }
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length === 0) return found;
+    const rows = await this.store.db
+      .selectFrom('response_items')
+      .select(['item_id', 'item'])
+      .where('item_id', 'in', missing)
+      .where('key_id', '=', keyId)
+      .where('expires_at', '>', Date.now())
+      .execute();
+    for (const row of rows) found.set(row.item_id, JSON.parse(row.item));
+    return found;
+  }
+
   /** Deletes the response `id` of `keyId`; false when there was none. */
   async delete(id: string, keyId: string): Promise<boolean> {
     const pending = this.pending.get(id);
     if (pending && pending.keyId !== keyId) return false;
     if (pending) await this.settled();
     const result = await this.store.db.deleteFrom('responses').where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
-    return Number(result.numDeletedRows) > 0;
+    if (Number(result.numDeletedRows) === 0) return false;
+    await this.store.db.deleteFrom('response_items').where('response_id', '=', id).where('key_id', '=', keyId).execute();
+    return true;
   }
 
   /** Deletes expired rows, a batch at a time; returns how many. */
@@ -106,6 +135,12 @@ export class ResponseStore {
         if (batch.length === 0) break;
         const result = await this.store.db.deleteFrom('responses').where('id', 'in', batch.map((row) => row.id)).executeTakeFirst();
         deleted += Number(result.numDeletedRows);
+        if (batch.length < SWEEP_BATCH) break;
+      }
+      for (;;) {
+        const batch = await this.store.db.selectFrom('response_items').select('item_id').where('expires_at', '<=', now).limit(SWEEP_BATCH).execute();
+        if (batch.length === 0) break;
+        await this.store.db.deleteFrom('response_items').where('item_id', 'in', batch.map((row) => row.item_id)).execute();
         if (batch.length < SWEEP_BATCH) break;
       }
     } catch (error) {

@@ -142,6 +142,16 @@ export interface ResponseTable {
   items: string;
 }
 
+/** An output item of a stored response, by its id (`msg_…`, `fc_…`): what an item_reference names. */
+export interface ResponseItemTable {
+  item_id: string;
+  response_id: string;
+  key_id: string;
+  expires_at: number;
+  /** JSON of the output item. */
+  item: string;
+}
+
 export interface MigrationTable {
   name: string;
   applied_at: number;
@@ -157,6 +167,7 @@ export interface Tables {
   api_keys: ApiKeyTable;
   api_key_idempotency: ApiKeyIdempotencyTable;
   responses: ResponseTable;
+  response_items: ResponseItemTable;
   modelgate_migrations: MigrationTable;
 }
 

@@ -76,7 +76,7 @@ t.test('text: created, in_progress, item and part opened, deltas, then everythin
   t.equal(done.status, 'completed');
   t.equal(done.model, 'claude');
   t.same(done.output, [{ id: events[2]!.payload.item.id, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'Hello', annotations: [], logprobs: [] }] }]);
-  t.same(done.usage, { input_tokens: 10, input_tokens_details: { cached_tokens: 4 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
+  t.same(done.usage, { input_tokens: 10, input_tokens_details: { cached_tokens: 4, cache_write_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 });
   t.same(settled, [done], 'settled once with the final response');
   t.ok(closed, 'the stream ends without [DONE]');
   t.match(events[2]!.payload.item.id, /^msg_[0-9a-f]{32}$/);
@@ -135,7 +135,8 @@ t.test('a failure after the first event: an error event then response.failed, no
   const { events, settled, closed } = run([chunk({ content: 'Hel' })], 'error');
   t.same(events.slice(-2).map((e) => e.name), ['error', 'response.failed']);
   t.match(events.at(-2)!.payload, { code: 'upstream_stream_error', message: 'overloaded', param: null, error: { type: 'server_error', code: 'upstream_stream_error', message: 'overloaded' } });
-  t.match(events.at(-1)!.payload.response, { status: 'failed', error: { code: 'upstream_stream_error', message: 'overloaded' } });
+  t.match(events.at(-1)!.payload.response, { status: 'failed', error: { code: 'server_error', message: 'overloaded' } });
+  t.same(events.at(-1)!.payload.response.output[0].content, [{ type: 'output_text', text: 'Hel', annotations: [], logprobs: [] }], 'what the client received');
   t.same(settled, []);
   t.ok(closed);
 });

@@ -124,6 +124,20 @@ t.test('a stored response is read, continued and deleted only with the key that 
   t.equal(anthropic.last!.json.messages.length, 5);
 });
 
+t.test('an item_reference names an output item of a stored response: resolved for its key only', async (t) => {
+  const mine = gateway.client();
+  const made = await mine.responses.create({ model: 'claude-sonnet-4-5', input: 'What is the capital of France?' });
+  const itemId = made.output[0]!.id!;
+  const input = [{ role: 'user', content: 'What is the capital of France?' }, { type: 'item_reference', id: itemId }, { role: 'user', content: 'Sure?' }];
+  await mine.responses.create({ model: 'claude-sonnet-4-5', input } as never);
+  t.same(anthropic.last!.json.messages[1], { role: 'assistant', content: 'The capital of France is Paris.' });
+  const theirs = await gateway.client({ apiKey: OTHER_KEY }).responses.create({ model: 'claude-sonnet-4-5', input } as never).catch((e: unknown) => e);
+  t.ok(theirs instanceof APIError && theirs.status === 404, "another key's item: 404");
+  t.equal((theirs as APIError).param, 'input[1].id');
+  const unknown = await mine.responses.create({ model: 'claude-sonnet-4-5', input: [{ type: 'item_reference', id: 'rs_made_up' }] } as never).catch((e: unknown) => e);
+  t.ok(unknown instanceof APIError && unknown.status === 404);
+});
+
 t.test('store: false keeps nothing; unknown and malformed ids are 404', async (t) => {
   const client = gateway.client();
   const made = await client.responses.create({ model: 'claude-sonnet-4-5', input: 'x', store: false });

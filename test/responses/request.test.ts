@@ -115,7 +115,8 @@ t.test('what nothing behind the gateway can do is refused with 400, naming the f
   for (const type of ['web_search', 'web_search_preview', 'file_search', 'computer_use_preview', 'code_interpreter', 'mcp', 'image_generation']) {
     refused(t, { model: 'm', input: 'x', tools: [{ type: 'function', name: 'ok' }, { type }] }, 'tools[1].type', new RegExp(`built-in tool '${type}'`));
   }
-  refused(t, { model: 'm', input: [{ type: 'item_reference', id: 'msg_1' }] }, 'input[0].type', /item_reference/);
+  refused(t, { model: 'm', input: [{ type: 'item_reference' }] }, 'input[0].id', /string/);
+  refused(t, { model: 'm', input: [{ type: 'custom_tool_call', id: 'x' }] }, 'input[0].type', /custom_tool_call/);
   refused(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url', /file_id/);
   refused(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'input[0].content[0].file_data', /file_id/);
   refused(t, { model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', image_url: 'https://x' }] }] }, 'input[0].content[0].type', /system message/);
