@@ -1,7 +1,7 @@
 // The models as clients see them, in OpenAI's model-object shape plus the gateway's own fields:
 // `auto` first, then one entry per catalog model, named by its id, or `provider/id` when several
 // providers serve that id. GET /v1/models lists them; GET /v1/models/{model} answers one.
-import type { Catalog, CatalogModel } from './catalog.js';
+import { kindOf, type Catalog, type CatalogModel } from './catalog.js';
 import type { ModelAllowance } from './allowed-models.js';
 
 const perMillion = (usdPerToken: number | null | undefined) => (usdPerToken == null ? null : Math.round(usdPerToken * 1e6 * 1e6) / 1e6);
@@ -37,6 +37,8 @@ export class ModelList {
         owned_by: model.provider,
         provider: model.provider,
         available: configured(model.provider),
+        kind: kindOf(model),
+        ...(model.dimensions !== undefined ? { dimensions: model.dimensions } : {}),
         aliases: model.aliases,
         pricing: {
           unit: 'USD per 1M tokens',

@@ -6,11 +6,12 @@
 // with arguments valid against the tool's parameters; JSON for a json_object response format and an
 // instance of the schema for json_schema (demo/schema-instance.ts); prose otherwise, and after a
 // tool result, prose that uses it (JSON, when a JSON format is asked for). Each provider's wire
-// format is in demo/protocols/.
+// format is in demo/protocols/. Embeddings are hashed unit vectors (demo/embedding-vectors.ts).
 import { estimateTextTokens, estimatePromptTokens } from '../core/tokens.js';
 import type { ChatRequest, ResponseFormat } from '../core/chat-types.js';
 import { instanceOf } from './schema-instance.js';
 import { lastUserText, textOf, toolToCall } from './tool-intent.js';
+import { embed, type SimulatedEmbeddings } from './embedding-vectors.js';
 
 export interface SimulatedAnswer {
   /** Text pieces as a stream would deliver them (about one token each). */
@@ -89,6 +90,13 @@ export class Simulator {
     }
     const text = pieces.join('');
     return { pieces, text, promptTokens, completionTokens: estimateTextTokens(text), finish, ...delays };
+  }
+
+  /** Vectors for `inputs` (token-id lists are hashed like texts), after an embedding model's short delay. */
+  async embeddings(provider: string, model: string, inputs: unknown[], dimensions?: number): Promise<SimulatedEmbeddings> {
+    const texts = inputs.map((input) => (typeof input === 'string' ? input : JSON.stringify(input)));
+    await this.sleep((60 + 4 * texts.length) * (0.8 + Math.random() * 0.4) * this.options.speed);
+    return embed(provider, model, texts, dimensions);
   }
 
   sleep(ms: number): Promise<void> {

@@ -1,6 +1,7 @@
 // Regenerates config/models.json (the model catalog) from config/sources/model-prices.json
-// (litellm's prices, via shared/protocol) and config/sources/lmarena.json (arena positions and the
-// documented estimates). Run: npm run catalog
+// (litellm's chat prices, via shared/protocol), config/sources/model-prices-embeddings.json (its
+// embedding prices) and config/sources/lmarena.json (arena positions and the documented
+// estimates). Run: npm run catalog
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../core/paths.js';
@@ -21,6 +22,14 @@ interface PriceEntry {
   supports_prompt_caching: boolean;
   long_context_pricing?: Record<string, number>;
 }
+interface EmbeddingPriceEntry {
+  provider: string;
+  model: string;
+  input_cost_per_token: number;
+  /** Default vector length; null where litellm does not state it. */
+  output_vector_size: number | null;
+  max_input_tokens: number;
+}
 interface Ranked {
   arena_name?: string;
   rating: number;
@@ -29,6 +38,11 @@ interface Ranked {
 
 const sources = join(projectRoot, 'config', 'sources');
 const prices = JSON.parse(readFileSync(join(sources, 'model-prices.json'), 'utf8')) as { source: unknown; models: PriceEntry[] };
+const embeddingPrices = JSON.parse(readFileSync(join(sources, 'model-prices-embeddings.json'), 'utf8')) as {
+  source: unknown;
+  native_endpoints: Record<string, string>;
+  models: EmbeddingPriceEntry[];
+};
 const arena = JSON.parse(readFileSync(join(sources, 'lmarena.json'), 'utf8')) as {
   source: { models_ranked: number; commit: string };
   formula: string;
@@ -136,15 +150,55 @@ const models = prices.models.filter((entry) => !aliasOf.has(entry.model)).map((e
   nominal_latency_ms: nominalLatencyMs(entry.output_cost_per_token),
 }));
 
+/**
+ * Embedding models of the providers the gateway has adapters for. `vertex` entries are left out: the
+ * google adapter speaks the Gemini API, not Vertex AI. LMArena ranks chat models only, so these
+ * are not scored; routing never offers them for chat (their kind), and output is never billed.
+ */
+const EMBEDDING_PROVIDERS = new Set(['openai', 'gemini', 'cohere', 'mistral']);
+/** Dated releases of a moving name, as for chat models above: an alias of that entry, priced alike. */
+const EMBEDDING_ALIASES: Record<string, string[]> = { 'codestral-embed': ['codestral-embed-2505'] };
+const embeddingAliasOf = new Map(Object.entries(EMBEDDING_ALIASES).flatMap(([id, names]) => names.map((name) => [name, id] as const)));
+/**
+ * Prices the source itself flags as a likely data error (embed-multilingual-light-v3.0 at 1000x its
+ * siblings): a bill built on them would be wrong, so the model is left out until a price is known
+ * (an operator can add it with MODELGATE_MODEL_CATALOG).
+ */
+const DOUBTFUL_PRICES = new Set(['embed-multilingual-light-v3.0']);
+const servedEmbeddings = embeddingPrices.models.filter((entry) => EMBEDDING_PROVIDERS.has(entry.provider) && !DOUBTFUL_PRICES.has(entry.model));
+for (const entry of servedEmbeddings) {
+  const owner = embeddingAliasOf.get(entry.model);
+  const main = owner && servedEmbeddings.find((other) => other.model === owner && other.provider === entry.provider);
+  if (owner && (!main || main.input_cost_per_token !== entry.input_cost_per_token)) {
+    throw new Error(`${entry.model} is listed as an alias of ${owner} but ${main ? 'is priced differently' : 'that model is missing'}`);
+  }
+}
+const embeddingModels = servedEmbeddings.filter((entry) => !embeddingAliasOf.has(entry.model)).map((entry) => ({
+  id: entry.model,
+  provider: PROVIDER_NAMES[entry.provider] ?? entry.provider,
+  native_id: entry.model,
+  aliases: EMBEDDING_ALIASES[entry.model] ?? [],
+  kind: 'embedding' as const,
+  ...(entry.output_vector_size != null ? { dimensions: entry.output_vector_size } : {}),
+  price: { input: entry.input_cost_per_token, output: 0, cached_input: null, cache_write: null },
+  context_window: entry.max_input_tokens,
+  max_output_tokens: null,
+  capabilities: { tools: false, vision: false, json: false, json_schema: false, reasoning: false, prompt_caching: false },
+  quality: { score: 0, estimated: true, source: 'not scored: an embedding model (LMArena ranks chat models)' },
+  nominal_latency_ms: nominalLatencyMs(0),
+}));
+
 const catalog = {
   about: {
     prices: prices.source,
-    units: 'price: USD per token; context_window and max_output_tokens: tokens; nominal_latency_ms: estimated time to first token by price class',
+    embedding_prices: embeddingPrices.source,
+    units:
+      'price: USD per token; context_window and max_output_tokens: tokens (an embedding model\'s context_window is per input); dimensions: default vector length of an embedding model; nominal_latency_ms: estimated time to first token by price class',
     quality_formula: arena.formula,
     quality_estimates: arena.estimates_rule,
     generated_by: 'scripts/build-catalog.ts',
   },
-  models,
+  models: [...models, ...embeddingModels],
 };
 writeFileSync(join(projectRoot, 'config', 'models.json'), `${JSON.stringify(catalog, null, 2)}\n`);
-console.log(`wrote config/models.json: ${models.length} models`);
+console.log(`wrote config/models.json: ${models.length} chat models, ${embeddingModels.length} embedding models`);

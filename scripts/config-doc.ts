@@ -17,6 +17,7 @@ const SEE_ALSO: Record<string, string> = {
   'Model catalog': 'catalog.md',
   Redis: 'storage.md',
   'Database and retention': 'storage.md',
+  'Stored responses': 'api.md',
   metrics: 'operations.md#metrics',
   'ip-filter': 'security.md#ip-filter-and-trusted-proxies',
   keys: 'security.md#keys-of-the-admin-api',

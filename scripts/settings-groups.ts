@@ -9,6 +9,7 @@ import { loggingSettings } from '../core/logger.js';
 import { catalogSettings } from '../core/catalog.js';
 import { redisSettings } from '../core/redis.js';
 import { storeSettings } from '../core/store/settings.js';
+import { responsesSettings } from '../core/responses/store.js';
 import { plannedSettings } from '../core/planned-settings.js';
 
 export type GroupKind = 'core' | 'pipeline' | 'provider' | 'planned';
@@ -30,6 +31,7 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
   core('Model catalog', 'core/catalog.ts', catalogSettings),
   core('Redis', 'core/redis.ts', redisSettings),
   core('Database and retention', 'core/store/settings.ts', storeSettings),
+  core('Stored responses', 'core/responses/store.ts', responsesSettings),
   ...PIPELINE.map((plugin): SettingsGroup => ({ name: plugin.name, kind: 'pipeline', schema: plugin.settings })),
   ...PROVIDERS.map((provider): SettingsGroup => ({ name: provider.name, kind: 'provider', schema: provider.settings })),
   { name: 'Declared, not built yet', kind: 'planned', file: 'core/planned-settings.ts', schema: plannedSettings },

@@ -2,7 +2,8 @@
 // events (message-start … message-end, no terminator), a tool plan before tool calls (tool_choice
 // REQUIRED or NONE), JSON mode with an optional schema (response_format json_object), usage with
 // billed_units beside template-inflated token counts as the real API reports them, and Cohere's
-// `{"message": …}` error bodies for the simulated failures.
+// `{"message": …}` error bodies for the simulated failures. POST /v2/embed takes texts and a required
+// input_type and answers float vectors with billed_units.input_tokens.
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
@@ -21,12 +22,24 @@ export const cohereProtocol: DemoProtocol = {
     if (req.method === 'GET' && req.url?.startsWith('/v1/models')) {
       return sendJson(res, 200, { models: [{ name: 'command-a-03-2025', endpoints: ['chat'], context_length: 256000 }] });
     }
-    if (req.method !== 'POST' || req.url !== '/v2/chat') return sendJson(res, 404, { message: `route ${req.url} not found` });
+    const embed = req.url === '/v2/embed';
+    if (req.method !== 'POST' || (!embed && req.url !== '/v2/chat')) return sendJson(res, 404, { message: `route ${req.url} not found` });
+    if (embed && typeof body.input_type !== 'string') return sendJson(res, 400, { id: randomUUID(), message: 'invalid request: input_type is required for embed models v3 and higher' });
     const failure = simulator.failure('cohere');
     if (failure) {
       await simulator.sleep(50);
       const message = failure.status === 429 ? 'You are using a Trial key, which is limited to 20 API calls / minute (simulated).' : 'internal server error, this has been reported to our developers (simulated)';
       return sendJson(res, failure.status, { id: randomUUID(), message }, failure.retryAfterSeconds ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
+    }
+    if (embed) {
+      const { vectors, promptTokens } = await simulator.embeddings('cohere', body.model, body.texts, body.output_dimension);
+      return sendJson(res, 200, {
+        id: randomUUID(),
+        texts: body.texts,
+        embeddings: { float: vectors },
+        meta: { api_version: { version: '2' }, billed_units: { input_tokens: promptTokens } },
+        response_type: 'embeddings_by_type',
+      });
     }
     const answer = simulator.answer(body.model, simulatorView(body));
     const id = randomUUID();

@@ -4,7 +4,8 @@
 // whole functionCall parts (functionCallingConfig AUTO, ANY with allowed names, NONE), JSON mode
 // (responseMimeType, with responseJsonSchema or Gemini's responseSchema), thinking tokens on 2.5+
 // models, GET /v1beta/models, and simulated 429 (with RetryInfo) and 503 UNAVAILABLE failures with
-// Google RPC bodies.
+// Google RPC bodies. :batchEmbedContents answers `{embeddings: [{values}]}` and, like the real API,
+// no token usage.
 import type { ServerResponse } from 'node:http';
 import type { ChatMessage, ChatRequest } from '../../core/chat-types.js';
 import type { SimulatedAnswer, Simulator } from '../simulator.js';
@@ -27,7 +28,7 @@ export function googleProtocol(): DemoProtocol {
       if (req.method === 'GET' && /^\/v1beta\/models(\?|$)/.test(req.url ?? '')) {
         return sendJson(res, 200, { models: [{ name: 'models/gemini-2.5-flash', displayName: 'Gemini 2.5 Flash (simulated)', supportedGenerationMethods: ['generateContent'] }] });
       }
-      const route = /^\/v1beta\/models\/([^:/?]+):(generateContent|streamGenerateContent\?alt=sse)$/.exec(req.url ?? '');
+      const route = /^\/v1beta\/models\/([^:/?]+):(generateContent|streamGenerateContent\?alt=sse|batchEmbedContents)$/.exec(req.url ?? '');
       if (req.method !== 'POST' || !route) return sendJson(res, 404, rpcError(404, `${req.url} is not found for API version v1beta.`, 'NOT_FOUND'));
       const model = decodeURIComponent(route[1]!);
       const failure = simulator.failure('google');
@@ -39,6 +40,7 @@ export function googleProtocol(): DemoProtocol {
         }
         return sendJson(res, 503, rpcError(503, 'The model is overloaded. Please try again later.', 'UNAVAILABLE'));
       }
+      if (route[2] === 'batchEmbedContents') return batchEmbed(res, model, body, simulator);
       const answer = simulator.answer(model, asChatRequest(model, body));
       const responseId = `sim${Date.now().toString(36)}`;
       if (route[2] === 'generateContent') {
@@ -150,4 +152,17 @@ function fromGeminiSchema(schema: unknown): unknown {
   }
   if ((schema as { nullable?: unknown }).nullable === true && typeof out.type === 'string') out.type = [out.type, 'null'];
   return out;
+}
+
+/** Each request must name the model of the URL, as the Gemini API checks; one vector per request, no usage. */
+async function batchEmbed(res: ServerResponse, model: string, body: any, simulator: Simulator): Promise<void> {
+  const requests: Array<{ model?: string; content?: { parts?: Array<{ text?: string }> }; outputDimensionality?: number }> = body?.requests ?? [];
+  const wrong = requests.findIndex((request) => request.model !== `models/${model}`);
+  if (requests.length === 0 || wrong >= 0) {
+    const what = requests.length === 0 ? 'requests must not be empty' : `requests[${wrong}].model must be models/${model}`;
+    return sendJson(res, 400, rpcError(400, `* BatchEmbedContentsRequest.${what}`, 'INVALID_ARGUMENT'));
+  }
+  const texts = requests.map((request) => (request.content?.parts ?? []).map((part) => part.text ?? '').join(''));
+  const { vectors } = await simulator.embeddings('google', model, texts, requests[0]!.outputDimensionality);
+  sendJson(res, 200, { embeddings: vectors.map((values) => ({ values })) });
 }

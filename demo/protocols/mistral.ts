@@ -1,7 +1,8 @@
 // Mistral chat completions as the demo simulates it: Bearer auth, POST /v1/chat/completions with
 // data-only SSE ending in [DONE], usage on the finish chunk (no separate usage chunk), tool calls
 // whole in one delta without index or type, 9-character call ids, and Mistral's error bodies
-// (`rate_limited`, "Service tier capacity exceeded") for the simulated failures.
+// (`rate_limited`, "Service tier capacity exceeded") for the simulated failures. POST /v1/embeddings
+// answers in OpenAI's list shape (output_dimension for the length), usage with completion_tokens 0.
 import { randomBytes } from 'node:crypto';
 import type { DemoProtocol } from './types.js';
 import { sendJson, startSse } from './types.js';
@@ -16,7 +17,8 @@ export const mistralProtocol: DemoProtocol = {
     if (req.method === 'GET' && req.url === '/v1/models') {
       return sendJson(res, 200, { object: 'list', data: [{ id: 'mistral-small-latest', object: 'model', created: 0, owned_by: 'mistralai' }] });
     }
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return sendJson(res, 404, { detail: 'Not Found' });
+    const embeddings = req.url === '/v1/embeddings';
+    if (req.method !== 'POST' || (!embeddings && req.url !== '/v1/chat/completions')) return sendJson(res, 404, { detail: 'Not Found' });
     const failure = simulator.failure('mistral');
     if (failure) {
       await simulator.sleep(50);
@@ -25,6 +27,17 @@ export const mistralProtocol: DemoProtocol = {
           ? { object: 'error', message: 'Rate limit exceeded', type: 'rate_limited', param: null, code: '1300' }
           : { object: 'error', message: 'Service tier capacity exceeded for this model.', type: 'invalid_request_error', param: null, code: null };
       return sendJson(res, failure.status, error, failure.retryAfterSeconds ? { 'retry-after': String(failure.retryAfterSeconds) } : {});
+    }
+    if (embeddings) {
+      const inputs: string[] = typeof body.input === 'string' ? [body.input] : body.input;
+      const { vectors, promptTokens } = await simulator.embeddings('mistral', body.model, inputs, body.output_dimension);
+      return sendJson(res, 200, {
+        id: randomBytes(16).toString('hex'),
+        object: 'list',
+        data: vectors.map((embedding, index) => ({ object: 'embedding', embedding, index })),
+        model: body.model,
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens, completion_tokens: 0 },
+      });
     }
     const answer = simulator.answer(body.model, { ...body, tool_choice: body.tool_choice === 'any' ? 'required' : body.tool_choice });
     const id = randomBytes(16).toString('hex');

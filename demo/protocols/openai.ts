@@ -1,5 +1,6 @@
 // OpenAI Chat Completions (also what the demo's `custom` server speaks): Bearer auth,
 // /v1/chat/completions with data-only SSE ending in [DONE], usage chunk when asked, /v1/models,
+// /v1/embeddings (float or base64, usage prompt_tokens),
 // tool calls and response_format as OpenAI takes them. Like the real API, OpenAI (not `custom`)
 // refuses JSON mode when no message mentions JSON: a newcomer meets that rule here first.
 import type { DemoProtocol } from './types.js';
@@ -36,6 +37,17 @@ export function openAIProtocol(provider: 'openai' | 'custom'): DemoProtocol {
             : { error: { message: 'Our servers are currently overloaded (simulated).', type: 'service_unavailable_error', param: null, code: 'server_is_overloaded' } },
           failure.retryAfterSeconds ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
         );
+      }
+      if (req.url?.endsWith('/embeddings')) {
+        const inputs = typeof body.input === 'string' || typeof body.input?.[0] === 'number' ? [body.input] : (body.input ?? []);
+        const { vectors, promptTokens } = await simulator.embeddings(provider, body.model, inputs, body.dimensions);
+        const encode = (vector: number[]) => (body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector);
+        return sendJson(res, 200, {
+          object: 'list',
+          data: vectors.map((vector, index) => ({ object: 'embedding', index, embedding: encode(vector) })),
+          model: body.model,
+          usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+        });
       }
       const answer = simulator.answer(body.model, body);
       const id = `chatcmpl-sim${Date.now().toString(36)}`;

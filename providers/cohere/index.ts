@@ -1,5 +1,6 @@
-// Cohere v2 chat (POST {COHERE_BASE_URL}/v2/chat, Bearer COHERE_API_KEY): the settings and the
-// upstream request; request, response, stream and error translation live beside this file.
+// Cohere v2 chat (POST {COHERE_BASE_URL}/v2/chat, Bearer COHERE_API_KEY) and embed (POST /v2/embed):
+// the settings and the upstream requests; request, response, stream, embeddings and error
+// translation live beside this file.
 // Rules and sources: docs/providers/cohere.md.
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
 import type { Provider, ProviderModule } from '../../core/provider.js';
@@ -7,6 +8,7 @@ import { cohereBody } from './request.js';
 import { cohereCompletion } from './response.js';
 import { CohereStream } from './stream.js';
 import { cohereError } from './errors.js';
+import { cohereEmbedBody, cohereEmbeddings } from './embeddings.js';
 
 const settings = defineSettings({
   COHERE_API_KEY: { type: 'string', secret: true, description: 'Cohere API key, sent as a Bearer token. Without it the cohere provider is not configured.' },
@@ -43,6 +45,13 @@ export const cohere: ProviderModule<typeof settings> = {
       }),
       chatResponse: cohereCompletion,
       streamTranslator: (context) => new CohereStream(context),
+      embeddingsRequest: (request, context) => ({
+        url: `${base}/v2/embed`,
+        method: 'POST',
+        headers: headers('application/json'),
+        body: JSON.stringify(cohereEmbedBody(request, context)),
+      }),
+      embeddingsResponse: cohereEmbeddings,
       error: cohereError,
       // The model list (GET /v1/models) costs nothing and proves both the key and the endpoint.
       testRequest: () => ({ url: `${base}/v1/models?endpoint=chat&page_size=1`, method: 'GET', headers: headers('application/json') }),

@@ -1,6 +1,6 @@
 // Google Gemini API: POST {GOOGLE_BASE_URL}/v1beta/models/{model}:generateContent, or
-// :streamGenerateContent?alt=sse for streams, with `x-goog-api-key` (and `x-goog-user-project` when a
-// project is set). What is mapped, dropped or refused is in docs/providers/google.md; the
+// :streamGenerateContent?alt=sse for streams and :batchEmbedContents for embeddings, with
+// `x-goog-api-key` (and `x-goog-user-project` when a project is set). What is mapped, dropped or refused is in docs/providers/google.md; the
 // translators live beside this file. Reads GOOGLE_API_KEY, GOOGLE_PROJECT_ID, GOOGLE_BASE_URL.
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
 import type { ProviderModule, UpstreamRequest } from '../../core/provider.js';
@@ -8,6 +8,7 @@ import { toGenerateContentRequest } from './request.js';
 import { toCompletion } from './response.js';
 import { GeminiStream } from './stream.js';
 import { googleError } from './errors.js';
+import { batchEmbedBody, geminiEmbeddings } from './embeddings.js';
 
 const settings = defineSettings({
   GOOGLE_API_KEY: { type: 'string', secret: true, description: 'Gemini API key, sent as x-goog-api-key. Without it the google provider is not configured.' },
@@ -50,6 +51,16 @@ export const google: ProviderModule<typeof settings> = {
       },
       chatResponse: toCompletion,
       streamTranslator: (context) => new GeminiStream(context),
+      embeddingsRequest(request, context): UpstreamRequest {
+        const model = encodeURIComponent(context.model.native_id.replace(/^models\//, ''));
+        return {
+          url: `${base}/v1beta/models/${model}:batchEmbedContents`,
+          method: 'POST',
+          headers: headers('application/json'),
+          body: JSON.stringify(batchEmbedBody(request, context)),
+        };
+      },
+      embeddingsResponse: geminiEmbeddings,
       error: googleError,
       testRequest(): UpstreamRequest {
         // The model list proves the key and the endpoint without spending tokens.

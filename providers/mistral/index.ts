@@ -1,6 +1,6 @@
-// Mistral chat completions (POST {MISTRAL_BASE_URL}/v1/chat/completions, Bearer MISTRAL_API_KEY):
-// the settings and the upstream request; request, response, stream and error translation live
-// beside this file. Rules and sources: docs/providers/mistral.md.
+// Mistral chat completions (POST {MISTRAL_BASE_URL}/v1/chat/completions, Bearer MISTRAL_API_KEY) and
+// embeddings (POST /v1/embeddings): the settings and the upstream requests; request, response,
+// stream, embeddings and error translation live beside this file. Rules and sources: docs/providers/mistral.md.
 import { defineSettings, type SettingsOf } from '../../core/settings.js';
 
 import type { Provider, ProviderModule } from '../../core/provider.js';
@@ -8,6 +8,7 @@ import { mistralBody } from './request.js';
 import { mistralCompletion } from './response.js';
 import { MistralStream } from './stream.js';
 import { mistralError } from './errors.js';
+import { mistralEmbeddings, mistralEmbeddingsBody } from './embeddings.js';
 
 const settings = defineSettings({
   MISTRAL_API_KEY: { type: 'string', secret: true, description: 'Mistral API key, sent as a Bearer token. Without it the mistral provider is not configured.' },
@@ -44,6 +45,13 @@ export const mistral: ProviderModule<typeof settings> = {
       }),
       chatResponse: mistralCompletion,
       streamTranslator: (context) => new MistralStream(context),
+      embeddingsRequest: (request, context) => ({
+        url: `${base}/v1/embeddings`,
+        method: 'POST',
+        headers: headers('application/json'),
+        body: JSON.stringify(mistralEmbeddingsBody(request, context)),
+      }),
+      embeddingsResponse: mistralEmbeddings,
       error: mistralError,
       testRequest: () => ({ url: `${base}/v1/models`, method: 'GET', headers: headers('application/json') }),
     };

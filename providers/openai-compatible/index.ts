@@ -3,10 +3,11 @@
 // always asked for usage; responses and chunks are checked for the shape the protocol promises,
 // and what compatible servers send differently (providers.md §0) is brought back to OpenAI's shape:
 // finish reasons outside the enum, tool calls without index or type (or `null`), usage on the
-// finish chunk.
+// finish chunk. Embeddings (embeddings.ts) pass through the same way, float vectors always asked for.
 // Every other field passes through.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ChatCompletion, ChatRequest } from '../../core/chat-types.js';
+import type { EmbeddingsRequest } from '../../core/embeddings-types.js';
 import type { UpstreamError } from '../../core/upstream-error.js';
 import type { Provider, StreamTranslator, TranslateContext, UpstreamRequest } from '../../core/provider.js';
 import { compatibleBody } from './request.js';
@@ -15,6 +16,7 @@ import { OpenAICompatibleStream } from './stream.js';
 import { openAIError } from './errors.js';
 import { ResponsesStreamTranslator, responsesBody, responsesCompletion, responsesRequest } from './responses.js';
 import type { InputItem, ResponsesRequest } from '../../core/responses/types.js';
+import { compatibleEmbeddings, compatibleEmbeddingsBody } from './embeddings.js';
 
 export interface OpenAICompatibleOptions {
   name: string;
@@ -75,6 +77,17 @@ export function createOpenAICompatible(options: OpenAICompatibleOptions): Provid
           responsesStreamTranslator: () => new ResponsesStreamTranslator(options.name),
         }
       : {}),
+
+    embeddingsRequest(request: EmbeddingsRequest, context: TranslateContext): UpstreamRequest {
+      return {
+        url: `${base}/embeddings`,
+        method: 'POST',
+        headers: headers('application/json'),
+        body: JSON.stringify(compatibleEmbeddingsBody(request, context)),
+      };
+    },
+
+    embeddingsResponse: (body, context) => compatibleEmbeddings(options.name, body, context),
 
     error(status: number, responseHeaders: IncomingHttpHeaders, text: string): UpstreamError {
       return openAIError(options.name, status, responseHeaders, text, options.keySetting);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadCatalog, costOf, isPriced, CatalogFileError } from '../../core/catalog.js';
+import { loadCatalog, costOf, isPriced, kindOf, CatalogFileError } from '../../core/catalog.js';
 import { startGateway } from '../helpers/gateway.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'modelgate-catalog-'));
@@ -15,7 +15,7 @@ const file = (name: string, body: unknown) => {
 t.test('the built-in catalog holds every priced model of the source with a quality score', async (t) => {
   const catalog = loadCatalog();
   // 43 priced models in the source; mistral-large-2512 is the dated release of mistral-large-latest: an alias, not an entry.
-  t.equal(catalog.models.length, 42);
+  t.equal(catalog.models.filter((m) => kindOf(m) === 'chat').length, 42);
   t.same([...new Set(catalog.models.map((m) => m.provider))].sort(), ['anthropic', 'cohere', 'google', 'mistral', 'openai']);
   for (const model of catalog.models) {
     t.ok(isPriced(model), `${model.id} is priced`);
@@ -27,6 +27,28 @@ t.test('the built-in catalog holds every priced model of the source with a quali
   t.equal(catalog.get('openai', 'gpt-5.5')!.quality.estimated, true);
   t.same(catalog.find('claude-sonnet-4-5-20250929').map((m) => m.id), ['claude-sonnet-4-5'], 'aliases resolve');
   t.same(catalog.find('mistral-large-2512').map((m) => m.id), ['mistral-large-latest'], 'a dated release resolves to its one entry');
+});
+
+t.test('the embedding models of the providers with adapters are in the catalog, unscored and never billed for output', async (t) => {
+  const embedding = loadCatalog().models.filter((m) => kindOf(m) === 'embedding');
+  // 20 in the source: 6 are Vertex AI entries, which the Gemini API adapter cannot serve, and
+  // codestral-embed-2505 is the dated release of codestral-embed: an alias; embed-multilingual-light-v3.0
+  // is left out: its source price is flagged as a likely error (1000x its siblings).
+  t.equal(embedding.length, 12);
+  t.same(loadCatalog().find('embed-multilingual-light-v3.0'), [], 'no bill on a doubtful price');
+  t.same(loadCatalog().find('codestral-embed-2505').map((m) => m.id), ['codestral-embed']);
+  t.same([...new Set(embedding.map((m) => m.provider))].sort(), ['cohere', 'google', 'mistral', 'openai']);
+  for (const model of embedding) {
+    t.ok(isPriced(model), `${model.id} is priced`);
+    t.equal(model.price.output, 0, `${model.id}: output is not billed`);
+    t.equal(model.quality.score, 0, `${model.id} is not scored`);
+    t.notOk(Object.values(model.capabilities).some(Boolean), `${model.id} has no chat capabilities`);
+  }
+  const small = loadCatalog().get('openai', 'text-embedding-3-small')!;
+  t.match(small, { dimensions: 1536, context_window: 8191, price: { input: 2e-8 } });
+  t.equal(loadCatalog().get('google', 'gemini-embedding-001')!.dimensions, 3072);
+  t.equal(loadCatalog().get('mistral', 'mistral-embed')!.dimensions, undefined, 'no length where the source states none');
+  t.equal(costOf(small, { prompt_tokens: 1000, completion_tokens: 0, total_tokens: 1000 }), 1000 * 2e-8);
 });
 
 t.test("an operator's file overrides fields of existing models and adds new ones", async (t) => {

@@ -44,7 +44,7 @@ export const gatewaySchemas = {
   CatalogModel: {
     type: 'object',
     description: "A catalog model in OpenAI's model-object shape, with the gateway's own fields.",
-    required: ['id', 'object', 'created', 'owned_by', 'provider', 'available', 'aliases', 'pricing', 'context_window', 'max_output_tokens', 'capabilities', 'quality'],
+    required: ['id', 'object', 'created', 'owned_by', 'provider', 'available', 'kind', 'aliases', 'pricing', 'context_window', 'max_output_tokens', 'capabilities', 'quality'],
     properties: {
       id: { type: 'string', description: 'The catalog id, or `provider/id` when several providers serve that id.' },
       object: { const: 'model' },
@@ -52,6 +52,8 @@ export const gatewaySchemas = {
       owned_by: { type: 'string', description: 'The provider.' },
       provider: string,
       available: { type: 'boolean', description: 'Its provider is configured.' },
+      kind: { type: 'string', enum: ['chat', 'embedding'], description: 'What it serves: chat completions or embeddings.' },
+      dimensions: { type: 'integer', minimum: 1, description: 'Embedding models: the length of the vectors returned by default, when the catalog knows it.' },
       aliases: { type: 'array', items: string, description: 'Other names a request may use for it.' },
       pricing: {
         type: 'object',
@@ -64,7 +66,7 @@ export const gatewaySchemas = {
           cache_write: nullable('number'),
         },
       },
-      context_window: { ...nullable('integer'), description: 'Tokens; null when unknown.' },
+      context_window: { ...nullable('integer'), description: 'Tokens (for an embedding model, per input); null when unknown.' },
       max_output_tokens: nullable('integer'),
       capabilities: {
         type: 'object',
