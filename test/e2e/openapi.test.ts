@@ -268,8 +268,40 @@ t.test('responses: refusals as documented', async (t) => {
   await exchange(t, claude, { ...RESPONSES, body: ask('Bad credentials') }, 502);
   anthropic.next(json(500, fixtureJson('anthropic/error-500.json')));
   await exchange(t, claude, { ...RESPONSES, body: ask('Down') }, 503);
-  anthropic.next(json(413, fixtureJson('anthropic/error-400.json')));
-  await exchange(t, claude, { ...RESPONSES, body: ask('Refused') }, 413);
+  anthropic.next(json(422, fixtureJson('anthropic/error-400.json')));
+  await exchange(t, claude, { ...RESPONSES, body: ask('Refused') }, 422);
+});
+
+t.test('embeddings: float and base64 vectors, and refusals, as documented', async (t) => {
+  const EMBEDDINGS = { operation: '/v1/embeddings', method: 'POST' };
+  const embed = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'text-embedding-3-small', input, ...extra });
+  const floats = await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['one', 'two']) }, 200);
+  t.match(JSON.parse(floats.text), { object: 'list', data: [{ index: 0, embedding: Array }, { index: 1, embedding: Array }] });
+  t.equal(floats.headers.get('x-modelgate-provider'), 'openai');
+  const base64 = await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['one', 'two'], { encoding_format: 'base64' }) }, 200);
+  t.match(JSON.parse(base64.text).data, [{ embedding: String }, { embedding: String }], 'base64 strings');
+  t.equal(base64.headers.get('x-modelgate-cache'), 'HIT', 'from the cached floats');
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hello', { dimensions: 4 }) }, 200);
+
+  await exchange(t, gateway, { ...EMBEDDINGS, body: '{"model":' }, 400);
+  const empty = await exchange(t, gateway, { ...EMBEDDINGS, body: embed('') }, 400);
+  t.match(JSON.parse(empty.text).error, { code: 'invalid_request', param: 'input' });
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { encoding_format: 'int8' }) }, 400);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { model: 'gpt-4o-mini' }) }, 400);
+  await exchange(t, gateway, { ...EMBEDDINGS, key: null, body: embed('Hi') }, 401);
+  await exchange(t, blocked, { ...EMBEDDINGS, body: embed('Hi') }, 403);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { model: 'text-embedding-nope' }) }, 404);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['x'.repeat(20_000)]) }, 413);
+  upstream.next(json(429, fixtureJson('openai/error-429-rate-limit.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Provider limit') }, 429);
+  upstream.next(json(401, fixtureJson('openai/error-401.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Bad credentials') }, 502);
+  upstream.next(json(500, fixtureJson('openai/error-500.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Down') }, 503);
+  upstream.next(json(400, fixtureJson('openai/error-400-embeddings.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Refused') }, 400);
+  upstream.next(json(422, { error: { message: 'Unprocessable', type: 'invalid_request_error', param: 'input', code: null } }));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Unprocessable') }, 422);
 });
 
 t.test('models: the list, one model, and refusals as documented', async (t) => {
