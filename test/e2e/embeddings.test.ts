@@ -3,7 +3,7 @@
 // routing among embedding models only, failover to the same model only, and the refusals.
 import t from 'tap';
 import { APIError } from 'openai';
-import { startGateway, type TestGateway } from '../helpers/gateway.js';
+import { startGateway, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
 import { startFakeCohere, startFakeGemini, startFakeMistral, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixtureJson, json, type FakeProvider } from '../helpers/fake-provider.js';
 import { scrape } from '../helpers/metrics.js';
@@ -97,6 +97,14 @@ t.test('a repeated request is a cache hit in either encoding; metrics count the 
   t.ok(served.some((s) => s.labels.cache === 'hit'));
   t.ok(served.reduce((sum, s) => sum + s.value, 0) >= 2);
   t.ok(metrics.series('modelgate_tokens_total').some((s) => s.labels.model === 'text-embedding-3-small'));
+});
+
+t.test('embeddings appear in the usage report, by model, with their tokens and cost', async (t) => {
+  const day = new Date().toISOString().slice(0, 10);
+  const response = await fetch(`${gateway.url}/usage?from=${day}&to=${day}`, { headers: { authorization: `Bearer ${GATEWAY_KEY}` } });
+  const report = (await response.json()) as { range: { by_model: Array<{ provider: string; model: string; requests: number; prompt_tokens: number; cost_usd: number }> } };
+  const row = report.range.by_model.find((entry) => entry.model === 'text-embedding-ada-002');
+  t.ok(row && row.requests >= 2 && row.prompt_tokens > 0 && row.cost_usd > 0, JSON.stringify(row));
 });
 
 t.test('routing never mixes kinds: auto picks an embedding model, chat never goes to one, nor embeddings to a chat model', async (t) => {
