@@ -52,6 +52,50 @@ const functionTool = {
 /** Fields the gateway refuses (400 unsupported_parameter) unless absent, null or false. */
 const refused = (why: string) => ({ description: `Refused (400, code unsupported_parameter) unless absent, null or false: ${why}` });
 
+// Stream events: each names its type and sequence_number, and the fields OpenAI requires of it.
+const where = { item_id: { type: 'string' }, output_index: count, content_index: count };
+const event = (type: string, required: string[], properties: Record<string, Schema>) => ({
+  type: 'object',
+  required: ['type', 'sequence_number', ...required],
+  properties: { type: { const: type }, sequence_number: count, ...properties },
+});
+const withResponse = (type: string) => event(type, ['response'], { response: ref('Response') });
+/** One event of a streamed Response, by its `type` (also the SSE `event:` name). */
+const responseStreamEvent = {
+  description:
+    "One event of a streamed Response, framed `event: <type>` + `data: <JSON>`, in OpenAI's order: response.created, response.in_progress; per output item output_item.added, its content (content_part.added, output_text.delta… / refusal.delta…, their .done, content_part.done; or function_call_arguments.delta… .done), output_item.done; then response.completed or response.incomplete with the whole Response and its usage. sequence_number counts from 0. No `[DONE]`. A failure after the first event is an `error` event then response.failed.",
+  type: 'object',
+  discriminator: { propertyName: 'type' },
+  oneOf: [
+    withResponse('response.created'),
+    withResponse('response.in_progress'),
+    withResponse('response.completed'),
+    withResponse('response.incomplete'),
+    withResponse('response.failed'),
+    event('response.output_item.added', ['output_index', 'item'], { output_index: count, item: ref('ResponseOutputItem') }),
+    event('response.output_item.done', ['output_index', 'item'], { output_index: count, item: ref('ResponseOutputItem') }),
+    event('response.content_part.added', ['item_id', 'output_index', 'content_index', 'part'], { ...where, part: { oneOf: [ref('ResponseOutputText'), ref('ResponseRefusal')] } }),
+    event('response.content_part.done', ['item_id', 'output_index', 'content_index', 'part'], { ...where, part: { oneOf: [ref('ResponseOutputText'), ref('ResponseRefusal')] } }),
+    event('response.output_text.delta', ['item_id', 'output_index', 'content_index', 'delta', 'logprobs'], { ...where, delta: { type: 'string' }, logprobs: { type: 'array' } }),
+    event('response.output_text.done', ['item_id', 'output_index', 'content_index', 'text', 'logprobs'], { ...where, text: { type: 'string' }, logprobs: { type: 'array' } }),
+    event('response.refusal.delta', ['item_id', 'output_index', 'content_index', 'delta'], { ...where, delta: { type: 'string' } }),
+    event('response.refusal.done', ['item_id', 'output_index', 'content_index', 'refusal'], { ...where, refusal: { type: 'string' } }),
+    event('response.function_call_arguments.delta', ['item_id', 'output_index', 'delta'], { item_id: { type: 'string' }, output_index: count, delta: { type: 'string' } }),
+    event('response.function_call_arguments.done', ['item_id', 'output_index', 'name', 'arguments'], { item_id: { type: 'string' }, output_index: count, name: { type: 'string' }, arguments: { type: 'string' } }),
+    event('error', ['code', 'message', 'param'], {
+      code: nullable({ type: 'string' }),
+      message: { type: 'string' },
+      param: nullable({ type: 'string' }),
+      error: {
+        type: 'object',
+        description: 'The same error as the error body of a refusal has it (a gateway addition).',
+        required: ['type', 'code', 'message', 'param'],
+        properties: { type: { type: 'string' }, code: nullable({ type: 'string' }), message: { type: 'string' }, param: nullable({ type: 'string' }) },
+      },
+    }),
+  ],
+} as const;
+
 export function responsesSchemas(overrides: readonly OverrideSpec[]) {
   return {
     ResponseRequest: {
@@ -177,46 +221,3 @@ export function responsesSchemas(overrides: readonly OverrideSpec[]) {
     },
   } as const satisfies Record<string, Schema>;
 }
-
-/** One event of a streamed Response, by its `type` (also the SSE `event:` name). */
-const where = { item_id: { type: 'string' }, output_index: count, content_index: count };
-const event = (type: string, required: string[], properties: Record<string, Schema>) => ({
-  type: 'object',
-  required: ['type', 'sequence_number', ...required],
-  properties: { type: { const: type }, sequence_number: count, ...properties },
-});
-const withResponse = (type: string) => event(type, ['response'], { response: ref('Response') });
-const responseStreamEvent = {
-  description:
-    "One event of a streamed Response, framed `event: <type>` + `data: <JSON>`, in OpenAI's order: response.created, response.in_progress; per output item output_item.added, its content (content_part.added, output_text.delta… / refusal.delta…, their .done, content_part.done; or function_call_arguments.delta… .done), output_item.done; then response.completed or response.incomplete with the whole Response and its usage. sequence_number counts from 0. No `[DONE]`. A failure after the first event is an `error` event then response.failed.",
-  type: 'object',
-  discriminator: { propertyName: 'type' },
-  oneOf: [
-    withResponse('response.created'),
-    withResponse('response.in_progress'),
-    withResponse('response.completed'),
-    withResponse('response.incomplete'),
-    withResponse('response.failed'),
-    event('response.output_item.added', ['output_index', 'item'], { output_index: count, item: ref('ResponseOutputItem') }),
-    event('response.output_item.done', ['output_index', 'item'], { output_index: count, item: ref('ResponseOutputItem') }),
-    event('response.content_part.added', ['item_id', 'output_index', 'content_index', 'part'], { ...where, part: { oneOf: [ref('ResponseOutputText'), ref('ResponseRefusal')] } }),
-    event('response.content_part.done', ['item_id', 'output_index', 'content_index', 'part'], { ...where, part: { oneOf: [ref('ResponseOutputText'), ref('ResponseRefusal')] } }),
-    event('response.output_text.delta', ['item_id', 'output_index', 'content_index', 'delta', 'logprobs'], { ...where, delta: { type: 'string' }, logprobs: { type: 'array' } }),
-    event('response.output_text.done', ['item_id', 'output_index', 'content_index', 'text', 'logprobs'], { ...where, text: { type: 'string' }, logprobs: { type: 'array' } }),
-    event('response.refusal.delta', ['item_id', 'output_index', 'content_index', 'delta'], { ...where, delta: { type: 'string' } }),
-    event('response.refusal.done', ['item_id', 'output_index', 'content_index', 'refusal'], { ...where, refusal: { type: 'string' } }),
-    event('response.function_call_arguments.delta', ['item_id', 'output_index', 'delta'], { item_id: { type: 'string' }, output_index: count, delta: { type: 'string' } }),
-    event('response.function_call_arguments.done', ['item_id', 'output_index', 'name', 'arguments'], { item_id: { type: 'string' }, output_index: count, name: { type: 'string' }, arguments: { type: 'string' } }),
-    event('error', ['code', 'message', 'param'], {
-      code: nullable({ type: 'string' }),
-      message: { type: 'string' },
-      param: nullable({ type: 'string' }),
-      error: {
-        type: 'object',
-        description: 'The same error as the error body of a refusal has it (a gateway addition).',
-        required: ['type', 'code', 'message', 'param'],
-        properties: { type: { type: 'string' }, code: nullable({ type: 'string' }), message: { type: 'string' }, param: nullable({ type: 'string' }) },
-      },
-    }),
-  ],
-} as const;
