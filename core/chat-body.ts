@@ -1,5 +1,8 @@
-// The core step that turns a chat-completion request body into ctx.chat: read with the size limit,
-// parse, validate, and take the gateway's own `modelgate` field off the body so no provider sees it.
+// The core step that turns a request body into ctx.chat: read with the size limit, parse, validate,
+// and take the gateway's own `modelgate` field off the body so no provider sees it. A chat
+// completion is read as it is; a Responses request (core/responses/request.ts) becomes the chat
+// request it means, its previous_response_id's stored turns included; an embeddings request keeps
+// its own shape beside a chat-shaped `body` that routing, limits and the cache read.
 // It runs after the IP filter and auth, so unauthenticated clients cannot make us parse bodies.
 import { readRequestBody } from './body.js';
 import { fieldOf, validateChatRequest } from './chat-request.js';
@@ -47,6 +50,10 @@ const settings = defineSettings({
   },
 });
 
+/** ctx.route of the two other APIs whose bodies this step reads (the server names a route `METHOD path`). */
+const RESPONSES_ROUTE = `POST ${RESPONSES_PATH}`;
+const EMBEDDINGS_ROUTE = `POST ${EMBEDDINGS_PATH}`;
+
 export const chatBody: PluginModule<typeof settings> = {
   name: 'chat-body',
   settings,
@@ -68,8 +75,8 @@ export const chatBody: PluginModule<typeof settings> = {
       // Before anything walks the body (validation included): every later walk may recurse.
       const deep = tooDeepPath(parsed, maxDepth);
       if (deep) throw tooDeep(fieldOf(deep), maxDepth);
-      if (ctx.route === `POST ${RESPONSES_PATH}`) ctx.chat = await responsesState(ctx, parsed, raw.length);
-      else if (ctx.route === `POST ${EMBEDDINGS_PATH}`) ctx.chat = embeddingsState(ctx, parsed, raw.length);
+      if (ctx.route === RESPONSES_ROUTE) ctx.chat = await responsesState(ctx, parsed, raw.length);
+      else if (ctx.route === EMBEDDINGS_ROUTE) ctx.chat = embeddingsState(ctx, parsed, raw.length);
       else ctx.chat = chatState(ctx, validateChatRequest(parsed), raw.length, 'chat');
       return next();
     }

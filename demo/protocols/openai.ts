@@ -1,10 +1,11 @@
 // OpenAI Chat Completions (also what the demo's `custom` server speaks): Bearer auth,
 // /v1/chat/completions with data-only SSE ending in [DONE], usage chunk when asked, /v1/models,
-// /v1/embeddings (float or base64, usage prompt_tokens),
+// /v1/embeddings (float or base64, usage prompt_tokens), and for OpenAI /v1/responses (openai-responses.ts),
 // tool calls and response_format as OpenAI takes them. Like the real API, OpenAI (not `custom`)
 // refuses JSON mode when no message mentions JSON: a newcomer meets that rule here first.
 import type { DemoProtocol } from './types.js';
 import { sendJson, startSse } from './types.js';
+import { serveResponses } from './openai-responses.js';
 
 export function openAIProtocol(provider: 'openai' | 'custom'): DemoProtocol {
   return {
@@ -38,6 +39,7 @@ export function openAIProtocol(provider: 'openai' | 'custom'): DemoProtocol {
           failure.retryAfterSeconds ? { 'retry-after': String(failure.retryAfterSeconds) } : {},
         );
       }
+      if (provider === 'openai' && req.method === 'POST' && req.url?.endsWith('/responses')) return serveResponses(res, body, simulator);
       if (req.url?.endsWith('/embeddings')) {
         const inputs = typeof body.input === 'string' || typeof body.input?.[0] === 'number' ? [body.input] : (body.input ?? []);
         const { vectors, promptTokens } = await simulator.embeddings(provider, body.model, inputs, body.dimensions);
