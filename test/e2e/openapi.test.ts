@@ -272,6 +272,27 @@ t.test('responses: refusals as documented', async (t) => {
   await exchange(t, claude, { ...RESPONSES, body: ask('Refused') }, 422);
 });
 
+t.test("responses on OpenAI's own Responses endpoint, as documented", async (t) => {
+  // The recorded answers of OpenAI's /v1/responses, queued: they need no Responses endpoint in the fake.
+  const openai = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', input, ...extra });
+  const bypass = { 'x-modelgate-cache': 'bypass' };
+  upstream.next(json(200, fixtureJson('openai-responses/response.json')));
+  const created = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Hello') }, 200);
+  t.equal(created.headers.get('x-modelgate-provider'), 'openai');
+  t.equal(upstream.last?.url, '/v1/responses', "OpenAI's own endpoint was asked");
+  upstream.next(json(200, fixtureJson('openai-responses/response-function-call.json')));
+  await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Weather in Paris?', { tools: [weather] }) }, 200);
+  upstream.next(sse(fixture('openai-responses/stream.sse')));
+  const stream = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Stream', { stream: true }) }, 200);
+  t.equal(eventsOf(t, stream.text).at(-1)?.type, 'response.completed');
+  upstream.next(sse(fixture('openai-responses/stream-function-call.sse')));
+  const toolStream = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Weather in Paris?', { tools: [weather], stream: true }) }, 200);
+  t.ok(eventsOf(t, toolStream.text).some((event) => event.type === 'response.function_call_arguments.done'), 'a streamed function call');
+  await exchange(t, gateway, { operation: '/v1/responses/{response_id}', path: `/v1/responses/${JSON.parse(created.text).id}` }, 200);
+  upstream.next(json(400, fixtureJson('openai-responses/error-400-unsupported-parameter.json')));
+  await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Refused') }, 400);
+});
+
 t.test('embeddings: float and base64 vectors, and refusals, as documented', async (t) => {
   const EMBEDDINGS = { operation: '/v1/embeddings', method: 'POST' };
   const embed = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'text-embedding-3-small', input, ...extra });
