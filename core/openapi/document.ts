@@ -9,7 +9,11 @@ import { chatSchemas } from './schemas/chat.js';
 import { gatewaySchemas } from './schemas/gateway.js';
 import { usageSchemas } from './schemas/usage.js';
 import { keySchemas } from './schemas/keys.js';
+import { responsesSchemas } from './schemas/responses.js';
+import { embeddingsSchemas } from './schemas/embeddings.js';
 import { chatPaths } from './paths/chat.js';
+import { responsesPaths } from './paths/responses.js';
+import { embeddingsPaths } from './paths/embeddings.js';
 import { modelPaths } from './paths/models.js';
 import { providerPaths } from './paths/providers.js';
 import { usagePaths } from './paths/usage.js';
@@ -54,15 +58,25 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Chat', description: 'OpenAI chat completions, routed.' },
+      { name: 'Responses', description: "OpenAI's Responses API on any provider, with stored responses." },
+      { name: 'Embeddings', description: 'OpenAI embeddings, routed among embedding models.' },
       { name: 'Models', description: 'The model catalog.' },
       { name: 'Providers', description: 'The providers behind the gateway.' },
       { name: 'Usage', description: 'Spend and budgets.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
     ],
-    paths: { ...chatPaths(options.overrides), ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...gatewayPaths },
+    paths: {
+      ...chatPaths(options.overrides),
+      ...responsesPaths(options.overrides),
+      ...embeddingsPaths(options.overrides),
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...gatewayPaths },
     components: {
-      schemas: { ...chatSchemas(options.overrides), ...gatewaySchemas, ...usageSchemas, ...keySchemas },
+      schemas: {
+        ...chatSchemas(options.overrides),
+        ...responsesSchemas(options.overrides),
+        ...embeddingsSchemas(options.overrides),
+        ...gatewaySchemas, ...usageSchemas, ...keySchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

@@ -4,7 +4,7 @@
 // or content type the document does not describe fails (test/helpers/openapi.ts).
 import t, { type Test } from 'tap';
 import { startGateway, GATEWAY_KEY, type TestGateway } from '../helpers/gateway.js';
-import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
+import { startFakeAnthropic, startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, fixtureJson, json, sse, type FakeProvider } from '../helpers/fake-provider.js';
 import { documentProblems, ResponseChecker, type RealResponse } from '../helpers/openapi.js';
 import { PIPELINE, VERSION } from '../../core/app.js';
@@ -17,8 +17,11 @@ const METRICS_TOKEN = 'metrics-token-0123456789';
 const tenant: KeyStore = { verify: (secret) => (secret === TENANT_KEY ? { keyId: 'tenant', tenant: 'acme', admin: false } : undefined) };
 
 let upstream: FakeProvider;
+let anthropic: FakeProvider;
 /** OpenAI and a custom server configured, no retries, a small body limit, a second (non-admin) key. */
 let gateway: TestGateway;
+/** Anthropic behind the Responses API (translated to Messages), the same small body limit. */
+let claude: TestGateway;
 /** One request a minute, and a metrics token. */
 let strict: TestGateway;
 /** Refuses 127.0.0.1. */
@@ -43,6 +46,17 @@ t.before(async () => {
     },
     { keyStores: [tenant] },
   );
+  anthropic = await startFakeAnthropic();
+  claude = await startGateway(
+    {
+      ANTHROPIC_API_KEY: PROVIDER_KEYS.anthropic,
+      ANTHROPIC_BASE_URL: anthropic.url,
+      MODELGATE_RETRIES: '0',
+      MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false',
+      MODELGATE_MAX_BODY_SIZE: '0.01',
+    },
+    { keyStores: [tenant] },
+  );
   strict = await startGateway({ MODELGATE_RATE_LIMIT_RPM: '1', MODELGATE_RATE_LIMIT_BURST: '1', MODELGATE_METRICS_TOKEN: METRICS_TOKEN });
   blocked = await startGateway({ MODELGATE_BLOCKED_IPS: '127.0.0.1' });
   bare = await startGateway({ MODELGATE_METRICS_ENABLED: 'false' });
@@ -51,8 +65,8 @@ t.before(async () => {
   checker = new ResponseChecker(document);
 });
 t.after(async () => {
-  await Promise.all([gateway.close(), strict.close(), blocked.close(), bare.close()]);
-  await upstream.close();
+  await Promise.all([gateway.close(), claude.close(), strict.close(), blocked.close(), bare.close()]);
+  await Promise.all([upstream.close(), anthropic.close()]);
 });
 
 interface Call {
@@ -172,6 +186,145 @@ t.test('chat completions: every answer as documented', async (t) => {
   await exchange(t, gateway, { ...CHAT, body: chat('Refused') }, 422);
 });
 
+const RESPONSES = { operation: '/v1/responses', method: 'POST' };
+const ask = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'claude-sonnet-4-5', input, ...extra });
+const weather = { type: 'function', name: 'get_weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+
+/** The events of a Responses stream: each named by its type, numbered 0, 1, 2…, and no [DONE]. */
+function eventsOf(t: Test, text: string): Array<{ type: string; sequence_number: number; [key: string]: any }> {
+  const events = text.split('\n\n').filter((event) => event.trim() !== '');
+  t.ok(events.every((event) => /^event: [\w.]+\ndata: /.test(event)), 'every event is framed `event:` + `data:`');
+  t.notMatch(text, /\[DONE\]/, 'no [DONE]');
+  const payloads = events.map((event) => JSON.parse(event.slice(event.indexOf('data: ') + 6)));
+  t.same(payloads.map((event) => event.sequence_number), payloads.map((_event, i) => i), 'sequence_number counts from 0');
+  return payloads;
+}
+
+t.test('responses: created, streamed, stored, read, continued and deleted as documented (Anthropic behind it)', async (t) => {
+  const created = await exchange(t, claude, { ...RESPONSES, body: ask('Hello', { metadata: { app: 'docs' } }) }, 200);
+  const response = JSON.parse(created.text);
+  t.match(response, { object: 'response', status: 'completed', output: [{ type: 'message', content: [{ type: 'output_text' }] }] });
+  t.equal(created.headers.get('x-modelgate-provider'), 'anthropic');
+  const hit = await exchange(t, claude, { ...RESPONSES, body: ask('Hello', { metadata: { app: 'docs' } }) }, 200);
+  t.equal(hit.headers.get('x-modelgate-cache'), 'HIT', 'a cache hit too');
+  const called = await exchange(t, claude, { ...RESPONSES, body: ask('Weather in Paris?', { tools: [weather] }) }, 200);
+  const call = JSON.parse(called.text).output.find((item: { type: string }) => item.type === 'function_call');
+  t.ok(call, 'a function_call item');
+
+  const stream = await exchange(t, claude, { ...RESPONSES, body: ask('Stream', { stream: true }) }, 200);
+  t.match(stream.headers.get('content-type'), /^text\/event-stream/);
+  const events = eventsOf(t, stream.text);
+  t.same(
+    [...new Set(events.map((event) => event.type))],
+    ['response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed'],
+  );
+  const toolStream = await exchange(t, claude, { ...RESPONSES, headers: { 'x-modelgate-cache': 'bypass' }, body: ask('Weather in Paris?', { tools: [weather], stream: true }) }, 200);
+  t.ok(eventsOf(t, toolStream.text).some((event) => event.type === 'response.function_call_arguments.done'), 'a streamed function call');
+  anthropic.next(sse(fixture('anthropic/stream-error-overloaded.sse'), { delayMs: 50 }));
+  const broken = await exchange(t, claude, { ...RESPONSES, headers: { 'x-modelgate-cache': 'bypass' }, body: ask('Break', { stream: true }) }, 200);
+  t.same(eventsOf(t, broken.text).slice(-2).map((event) => event.type), ['error', 'response.failed'], 'a broken stream ends with error, then response.failed');
+
+  const one = { operation: '/v1/responses/{response_id}', path: `/v1/responses/${response.id}` };
+  const read = await exchange(t, claude, one, 200);
+  t.same(JSON.parse(read.text), response, 'read back as answered');
+  await exchange(t, claude, { ...one, key: TENANT_KEY }, 404);
+  await exchange(t, claude, { ...one, path: '/v1/responses/resp_nope' }, 404);
+  await exchange(t, claude, { ...RESPONSES, body: ask('And then?', { previous_response_id: response.id }) }, 200);
+  await exchange(t, claude, { ...RESPONSES, body: ask([{ type: 'function_call_output', call_id: call.call_id, output: '18°C' }], { previous_response_id: JSON.parse(called.text).id, tools: [weather] }) }, 200);
+  await exchange(t, claude, { ...RESPONSES, body: ask('And then?', { previous_response_id: `resp_${'0'.repeat(32)}` }) }, 404);
+  await exchange(t, claude, { ...RESPONSES, key: TENANT_KEY, body: ask('And then?', { previous_response_id: response.id }) }, 404);
+  const deleted = await exchange(t, claude, { ...one, method: 'DELETE' }, 200);
+  t.same(JSON.parse(deleted.text), { id: response.id, object: 'response', deleted: true });
+  await exchange(t, claude, { ...one, method: 'DELETE' }, 404);
+  await exchange(t, claude, one, 404);
+
+  // Each turn fits the body limit; the conversation they make does not.
+  const turn = 'The quick brown fox jumps over the lazy dog. '.repeat(130);
+  const long = JSON.parse((await exchange(t, claude, { ...RESPONSES, body: ask(turn) }, 200)).text);
+  const tooLong = await exchange(t, claude, { ...RESPONSES, body: ask(turn, { previous_response_id: long.id }) }, 413);
+  t.match(JSON.parse(tooLong.text).error, { code: 'request_too_large', param: 'previous_response_id' });
+});
+
+t.test('responses: refusals as documented', async (t) => {
+  await exchange(t, claude, { ...RESPONSES, body: '{"model":' }, 400);
+  const unsupported = async (body: unknown, code: string, param: string) => {
+    const refused = await exchange(t, claude, { ...RESPONSES, body }, 400);
+    t.match(JSON.parse(refused.text).error, { code, param });
+  };
+  await unsupported(ask('Hi', { tools: [{ type: 'web_search' }] }), 'unsupported_tool', 'tools[0].type');
+  await unsupported(ask('Hi', { background: true }), 'unsupported_parameter', 'background');
+  await unsupported(ask([{ type: 'item_reference', id: 'msg_1' }]), 'unsupported_parameter', 'input[0].type');
+  await unsupported(ask([{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }]), 'invalid_request', 'input[0].content[0].image_url');
+  await unsupported(ask('Hi', { temperature: 7 }), 'invalid_request', 'temperature');
+  await exchange(t, claude, { ...RESPONSES, key: null, body: ask('Hi') }, 401);
+  await exchange(t, blocked, { ...RESPONSES, body: ask('Hi') }, 403);
+  await exchange(t, gateway, { ...RESPONSES, body: ask('Hi', { model: 'my-local-model' }) }, 403);
+  await exchange(t, claude, { ...RESPONSES, body: ask('Hi', { model: 'gpt-nope' }) }, 404);
+  await exchange(t, claude, { ...RESPONSES, body: ask('x'.repeat(20_000)) }, 413);
+  await exchange(t, claude, { ...RESPONSES, body: ask('Hi', { max_output_tokens: 10_000_000 }) }, 429);
+  anthropic.next(json(429, fixtureJson('anthropic/error-429.json')));
+  await exchange(t, claude, { ...RESPONSES, body: ask('Provider limit') }, 429);
+  anthropic.next(json(401, fixtureJson('anthropic/error-401.json')));
+  await exchange(t, claude, { ...RESPONSES, body: ask('Bad credentials') }, 502);
+  anthropic.next(json(500, fixtureJson('anthropic/error-500.json')));
+  await exchange(t, claude, { ...RESPONSES, body: ask('Down') }, 503);
+  anthropic.next(json(422, fixtureJson('anthropic/error-400.json')));
+  await exchange(t, claude, { ...RESPONSES, body: ask('Refused') }, 422);
+});
+
+t.test("responses on OpenAI's own Responses endpoint, as documented", async (t) => {
+  // The recorded answers of OpenAI's /v1/responses, queued: they need no Responses endpoint in the fake.
+  const openai = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'gpt-4o-mini', input, ...extra });
+  const bypass = { 'x-modelgate-cache': 'bypass' };
+  upstream.next(json(200, fixtureJson('openai-responses/response.json')));
+  const created = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Hello') }, 200);
+  t.equal(created.headers.get('x-modelgate-provider'), 'openai');
+  t.equal(upstream.last?.url, '/v1/responses', "OpenAI's own endpoint was asked");
+  upstream.next(json(200, fixtureJson('openai-responses/response-function-call.json')));
+  await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Weather in Paris?', { tools: [weather] }) }, 200);
+  upstream.next(sse(fixture('openai-responses/stream.sse')));
+  const stream = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Stream', { stream: true }) }, 200);
+  t.equal(eventsOf(t, stream.text).at(-1)?.type, 'response.completed');
+  upstream.next(sse(fixture('openai-responses/stream-function-call.sse')));
+  const toolStream = await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Weather in Paris?', { tools: [weather], stream: true }) }, 200);
+  t.ok(eventsOf(t, toolStream.text).some((event) => event.type === 'response.function_call_arguments.done'), 'a streamed function call');
+  await exchange(t, gateway, { operation: '/v1/responses/{response_id}', path: `/v1/responses/${JSON.parse(created.text).id}` }, 200);
+  upstream.next(json(400, fixtureJson('openai-responses/error-400-unsupported-parameter.json')));
+  await exchange(t, gateway, { ...RESPONSES, headers: bypass, body: openai('Refused') }, 400);
+});
+
+t.test('embeddings: float and base64 vectors, and refusals, as documented', async (t) => {
+  const EMBEDDINGS = { operation: '/v1/embeddings', method: 'POST' };
+  const embed = (input: unknown, extra: Record<string, unknown> = {}) => ({ model: 'text-embedding-3-small', input, ...extra });
+  const floats = await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['one', 'two']) }, 200);
+  t.match(JSON.parse(floats.text), { object: 'list', data: [{ index: 0, embedding: Array }, { index: 1, embedding: Array }] });
+  t.equal(floats.headers.get('x-modelgate-provider'), 'openai');
+  const base64 = await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['one', 'two'], { encoding_format: 'base64' }) }, 200);
+  t.match(JSON.parse(base64.text).data, [{ embedding: String }, { embedding: String }], 'base64 strings');
+  t.equal(base64.headers.get('x-modelgate-cache'), 'HIT', 'from the cached floats');
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hello', { dimensions: 4 }) }, 200);
+
+  await exchange(t, gateway, { ...EMBEDDINGS, body: '{"model":' }, 400);
+  const empty = await exchange(t, gateway, { ...EMBEDDINGS, body: embed('') }, 400);
+  t.match(JSON.parse(empty.text).error, { code: 'invalid_request', param: 'input' });
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { encoding_format: 'int8' }) }, 400);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { model: 'gpt-4o-mini' }) }, 400);
+  await exchange(t, gateway, { ...EMBEDDINGS, key: null, body: embed('Hi') }, 401);
+  await exchange(t, blocked, { ...EMBEDDINGS, body: embed('Hi') }, 403);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Hi', { model: 'text-embedding-nope' }) }, 404);
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed(['x'.repeat(20_000)]) }, 413);
+  upstream.next(json(429, fixtureJson('openai/error-429-rate-limit.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Provider limit') }, 429);
+  upstream.next(json(401, fixtureJson('openai/error-401.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Bad credentials') }, 502);
+  upstream.next(json(500, fixtureJson('openai/error-500.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Down') }, 503);
+  upstream.next(json(400, fixtureJson('openai/error-400-embeddings.json')));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Refused') }, 400);
+  upstream.next(json(422, { error: { message: 'Unprocessable', type: 'invalid_request_error', param: 'input', code: null } }));
+  await exchange(t, gateway, { ...EMBEDDINGS, body: embed('Unprocessable') }, 422);
+});
+
 t.test('models: the list, one model, and refusals as documented', async (t) => {
   await exchange(t, gateway, { operation: '/v1/models' }, 200);
   await exchange(t, gateway, { operation: '/v1/models', key: null }, 401);
@@ -259,11 +412,20 @@ t.test('health, this document and the metrics, as documented', async (t) => {
 });
 
 t.test('every keyed operation refuses a missing key, a refused address and a spent rate limit as documented', async (t) => {
-  const examples: Record<string, string> = { '/v1/models/{model}': '/v1/models/auto', '/v1/providers/{provider}/test': '/v1/providers/anthropic/test' };
+  const examples: Record<string, string> = {
+    '/v1/models/{model}': '/v1/models/auto',
+    '/v1/providers/{provider}/test': '/v1/providers/anthropic/test',
+    '/v1/responses/{response_id}': `/v1/responses/resp_${'0'.repeat(32)}`,
+  };
+  const bodies: Record<string, unknown> = {
+    'post /v1/chat/completions': chat('Hi'),
+    'post /v1/responses': { model: 'gpt-4o-mini', input: 'Hi' },
+    'post /v1/embeddings': { model: 'text-embedding-3-small', input: 'Hi' },
+  };
   const keyed = Object.entries(document.paths).flatMap(([path, item]: [string, any]) =>
     Object.entries(item)
       .filter(([, operation]: [string, any]) => operation.security === undefined)
-      .map(([method]) => ({ operation: path, path: examples[path] ?? path, method: method.toUpperCase(), body: method === 'post' && path.includes('chat') ? chat('Hi') : undefined })),
+      .map(([method]) => ({ operation: path, path: examples[path] ?? path, method: method.toUpperCase(), body: bodies[`${method} ${path}`] })),
   );
   t.ok(keyed.length >= 8, 'the keyed operations');
   // The minute's one request is spent (here, or by the tests above).

@@ -3,7 +3,8 @@
 // resolves, that path templates and parameters agree, and that every schema compiles under JSON
 // Schema 2020-12 in ajv's strict mode. `ResponseChecker` finds the response an operation documents
 // for a status (else that is a problem) and validates the content type, the body (each event of a
-// stream) and the headers. Validation is stricter than the document: an object schema that lists
+// stream: `data:` lines, and an `event:` name when there is one, which must be the payload's type)
+// and the headers. Validation is stricter than the document: an object schema that lists
 // its properties and does not say `additionalProperties` admits no others, so a field the
 // document does not name fails the test; the document opens an object on purpose where providers'
 // fields pass through.
@@ -320,6 +321,9 @@ export class ResponseChecker {
       }
       const error = this.errors(media['x-event-data'], payload);
       if (error) problems.push(`event ${i}: ${error}`);
+      // A named event (the Responses API's framing) is named by its payload's type.
+      const name = event.split(/\r?\n/).find((line) => line.startsWith('event:'))?.slice(6).trim();
+      if (name !== undefined && name !== (payload as { type?: unknown })?.type) problems.push(`event ${i}: named ${name} but its type is ${(payload as { type?: unknown })?.type}`);
     });
     if (events.length === 0) problems.push('the stream has no events');
     return problems;
