@@ -253,7 +253,7 @@ t.test('responses: refusals as documented', async (t) => {
   };
   await unsupported(ask('Hi', { tools: [{ type: 'web_search' }] }), 'unsupported_tool', 'tools[0].type');
   await unsupported(ask('Hi', { background: true }), 'unsupported_parameter', 'background');
-  await unsupported(ask([{ type: 'item_reference', id: 'msg_1' }]), 'unsupported_parameter', 'input[0].type');
+  await unsupported(ask([{ type: 'custom_tool_call', id: 'ctc_1' }]), 'unsupported_parameter', 'input[0].type');
   await unsupported(ask([{ role: 'user', content: [{ type: 'input_image', file_id: 'file_1' }] }]), 'invalid_request', 'input[0].content[0].image_url');
   await unsupported(ask('Hi', { temperature: 7 }), 'invalid_request', 'temperature');
   await exchange(t, claude, { ...RESPONSES, key: null, body: ask('Hi') }, 401);

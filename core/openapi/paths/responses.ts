@@ -43,7 +43,7 @@ export function responsesPaths(overrides: readonly OverrideSpec[]): Record<strin
               "The body is not JSON (code invalid_json) or nests too deeply (code json_too_deep); a field is invalid (code invalid_request, `param` names it as the Responses API does, e.g. `input[2].content[0].type`); a feature the gateway does not offer (code unsupported_parameter: background, conversation, prompt, item references and other input item types; code unsupported_tool: any tool but function tools); an override is invalid; no model fits the request; or no provider can express it. A provider's own 400 is passed back as is.",
             ),
             '404': keyedRefusal(
-              "`Model not found` (code model_not_found) or `Model unavailable` (code model_unavailable); or previous_response_id names no response this key stored (code response_not_found, `param` previous_response_id). A provider's own 404 is passed back as is.",
+              "`Model not found` (code model_not_found) or `Model unavailable` (code model_unavailable); or previous_response_id, or an item_reference input item, names no response or output item this key stored (code response_not_found, `param` previous_response_id or input[i].id). A provider's own 404 is passed back as is.",
             ),
             '413': keyedRefusal(
               "The body is larger than MODELGATE_MAX_BODY_SIZE (code request_too_large; the connection is closed), or the conversation continued from previous_response_id is (code request_too_large, `param` previous_response_id); neither sends x-ratelimit-*. A provider's own 413 is passed back as is.",

@@ -172,7 +172,7 @@ export function responsesSchemas(overrides: readonly OverrideSpec[]) {
       required: ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'],
       properties: {
         input_tokens: count,
-        input_tokens_details: { type: 'object', required: ['cached_tokens'], properties: { cached_tokens: count } },
+        input_tokens_details: { type: 'object', required: ['cached_tokens', 'cache_write_tokens'], properties: { cached_tokens: count, cache_write_tokens: count } },
         output_tokens: count,
         output_tokens_details: { type: 'object', required: ['reasoning_tokens'], properties: { reasoning_tokens: count } },
         total_tokens: count,
