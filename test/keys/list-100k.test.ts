@@ -11,8 +11,9 @@ const KEYS = 100_000;
 
 /**
  * The 100,000 keys, in one statement: ids, prefixes and hashes random here (base64url, as the
- * gateway's own), the rest derived from the row's number in SQL — 100 batches of 1,000 rows built
- * and bound through the query builder took ~15-30 s per engine; this takes about one.
+ * gateway's own), the rest derived from the row's number in SQL. 100 batches of 1,000 rows built
+ * and bound through the query builder made the file ~150 s on a loaded 2-core machine (past tap's
+ * 120 s timeout); this makes it ~90 s there, the 1,000 pages per engine now most of it.
  */
 async function insertKeys(db: Kysely<any>, engine: string): Promise<void> {
   const random = randomBytes(KEYS * 50);
