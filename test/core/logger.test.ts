@@ -136,7 +136,7 @@ t.test('failures are logged once each by the server, and not at all with MODELGA
 
     const gateway = await startGateway(env);
     t.teardown(() => gateway.close());
-    upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 20 }));
+    upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
     const streamed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [{ role: 'user', content: 'hi' }] }) });
     t.equal(streamed.status, 200);
     upstream.next(json(500, { error: { message: 'upstream broke' } }));

@@ -261,7 +261,7 @@ t.test("a stream attempt that failed before committing leaves nothing behind: it
 });
 
 t.test('a stream that fails after its first content ends with an error event; no other provider is tried', async (t) => {
-  primary.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  primary.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
   await withGateway({}, async (gateway) => {
     const stream = await gateway.client().chat.completions.create({ ...ask, stream: true });
     const received: string[] = [];

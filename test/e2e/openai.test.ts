@@ -85,7 +85,7 @@ t.test('a stream arrives chunk by chunk, every chunk schema-valid, usage only wh
 });
 
 t.test('an upstream error event after the first content reaches the SDK as an APIError', async (t) => {
-  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
   const stream = await gateway.client().chat.completions.create({ ...request, stream: true });
   const received: string[] = [];
   await t.rejects(

@@ -160,7 +160,9 @@ t.test('chat completions: every answer as documented', async (t) => {
   t.match(stream.headers.get('content-type'), /^text\/event-stream/);
   t.match(stream.text, /data: \[DONE\]\n\n$/);
   await exchange(t, gateway, { ...CHAT, body: chat('Stream', { stream: true }) }, 200); // replayed from the cache
-  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  // Paced so the error arrives after the first content went out: at 50 ms a loaded machine read both
+  // events at once, and an error before any content is a 503, not a broken stream.
+  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
   const broken = await exchange(t, gateway, { ...CHAT, headers: { 'x-modelgate-cache': 'bypass' }, body: chat('Break', { stream: true }) }, 200);
   t.match(broken.text, /"error"/, 'a stream the provider broke ends with an error event');
 

@@ -216,7 +216,7 @@ t.test('errors and interrupted streams are not stored', async (t) => {
 
   upstream.reset();
   // Paced, so the error arrives after the first content went out: a stream broken mid-way.
-  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 50 }));
+  upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
   await t.rejects(streamed(ask('Broken stream')), { message: /server had an error/ });
   t.equal((await streamed(ask('Broken stream'))).cache, 'MISS', 'the broken stream was not stored');
   t.equal(upstream.requests.length, 2);
