@@ -16,18 +16,19 @@ import { ResponseEventWriter } from './responses/events.js';
 export interface AnswerStream {
   start(status: number, headers: OutgoingHttpHeaders): void;
   send(chunk: ChatChunk): void;
-  /** The stream is complete. */
-  done(trailers?: Record<string, string>): void;
+  /** The stream is complete (a Response's is written once it is stored). */
+  done(trailers?: Record<string, string>): void | Promise<void>;
   /** A failure after the first byte; `close` follows. */
   error(body: ErrorBody): void;
   close(trailers?: Record<string, string>): void;
 }
 
-export function sendAnswer(ctx: RequestContext, completion: ChatCompletion): void {
+/** Writes a whole answer; a Response once it is stored (when `store`). */
+export async function sendAnswer(ctx: RequestContext, completion: ChatCompletion): Promise<void> {
   const responses = ctx.chat?.responses;
   if (!responses) return sendCompletion(ctx, completion);
   const response = responseOf(frameOf(ctx), completion, ctx.outcome.usage);
-  responses.settle(response);
+  await responses.settle(response);
   sendJson(ctx, 200, response, outcomeHeaders(ctx));
 }
 

@@ -179,7 +179,7 @@ export class UpstreamStream {
       }
       flush();
       recordUsage(ctx, target, this.translator.usage);
-      writer.done(ctx.outcome.cost === undefined ? undefined : { 'x-modelgate-cost': formatCost(ctx.outcome.cost) });
+      await writer.done(ctx.outcome.cost === undefined ? undefined : { 'x-modelgate-cost': formatCost(ctx.outcome.cost) });
     } catch (error) {
       flush();
       recordUsage(ctx, target, this.translator.usage);

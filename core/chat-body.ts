@@ -109,7 +109,9 @@ export const chatBody: PluginModule<typeof settings> = {
       const overrides = deps.parseOverrides(request.modelgate, ctx.headers);
       delete request.modelgate;
       const keyId = ctx.principal?.keyId ?? '';
-      await resolveReferences(request, (ids) => deps.responses.items(ids, keyId));
+      // What references and a continued conversation stand for counts as if the client had sent it.
+      bytes += await resolveReferences(request, (ids) => deps.responses.items(ids, keyId));
+      if (bytes > limits.maxBytes) throw tooLarge('input', `The input with the items it references is larger than the ${s.MODELGATE_MAX_BODY_SIZE} MB a request may be (MODELGATE_MAX_BODY_SIZE).`);
       let history: InputItem[] = [];
       if (request.previous_response_id) {
         const previous = await deps.responses.get(request.previous_response_id, ctx.principal?.keyId ?? '');
@@ -118,10 +120,7 @@ export const chatBody: PluginModule<typeof settings> = {
         // A chain of continuations grows with every turn: the whole conversation is held to the body limit.
         bytes += Buffer.byteLength(JSON.stringify(history));
         if (bytes > limits.maxBytes) {
-          throw new GatewayError('payload_too_large', {
-            param: 'previous_response_id',
-            message: `The conversation continued from previous_response_id is larger than the ${s.MODELGATE_MAX_BODY_SIZE} MB a request may be (MODELGATE_MAX_BODY_SIZE): start a new one.`,
-          });
+          throw tooLarge('previous_response_id', `The conversation continued from previous_response_id is larger than the ${s.MODELGATE_MAX_BODY_SIZE} MB a request may be (MODELGATE_MAX_BODY_SIZE): start a new one.`);
         }
       }
       const state = chatState(ctx, toChatRequest(request, history), bytes, 'responses', overrides);
@@ -132,8 +131,8 @@ export const chatBody: PluginModule<typeof settings> = {
         history,
         frame,
         settle(response) {
-          if (!keep || !ctx.principal) return;
-          deps.responses.save({
+          if (!keep || !ctx.principal) return Promise.resolve();
+          return deps.responses.save({
             id: response.id,
             keyId: ctx.principal.keyId,
             tenant: ctx.principal.tenant,
@@ -155,7 +154,9 @@ export const chatBody: PluginModule<typeof settings> = {
         api: 'embeddings',
         embeddings: { request, inputs: inputsOf(request).length, encoding: request.encoding_format === 'base64' ? 'base64' : 'float' },
         // What routing, limits and the cache read: the model, and the input as the one thing answered.
-        body: { model: request.model, messages: [], input: request.input, dimensions: request.dimensions ?? undefined, input_type: request.input_type },
+        // Every field but the encoding and the end-user id can change the vectors (a custom server's
+        // own options included), so all of them are what the cache key covers.
+        body: { ...withoutFields(request, ['encoding_format', 'user']), model: request.model, messages: [] },
         overrides,
         stream: false,
         includeUsage: false,
@@ -178,6 +179,16 @@ function checkToolArguments(body: ChatRequest, maxDepth: number): void {
       if (textTooDeep(call.function.arguments, maxDepth)) throw tooDeep(`messages[${i}].tool_calls[${j}].function.arguments`, maxDepth);
     });
   });
+}
+
+function withoutFields(record: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const copy = { ...record };
+  for (const field of fields) delete copy[field];
+  return copy;
+}
+
+function tooLarge(param: string, message: string): GatewayError {
+  return new GatewayError('payload_too_large', { param, message });
 }
 
 function tooDeep(param: string, maxDepth: number): GatewayError {

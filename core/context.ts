@@ -51,8 +51,8 @@ export interface ResponsesState {
   history: InputItem[];
   /** The response's id and start; its model is filled in when the answer is written. */
   frame: ResponseFrame;
-  /** Called once with the finished Response, before its last byte is written (stores it when `store`). */
-  settle(response: ResponseObject): void;
+  /** Called once with the finished Response, before its last byte is written: stores it when `store` (resolves once written). */
+  settle(response: ResponseObject): Promise<void>;
 }
 
 /** A POST /v1/embeddings request. */

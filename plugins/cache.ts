@@ -112,7 +112,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       return { provider, model: deps.catalog.get(answer.provider, answer.model) ?? bareModel(answer.provider, answer.model) };
     }
 
-    function serve(ctx: RequestContext, answer: CachedAnswer): void {
+    async function serve(ctx: RequestContext, answer: CachedAnswer): Promise<void> {
       const outcome = ctx.outcome;
       outcome.cache = 'HIT';
       outcome.attempts = 0;
@@ -132,7 +132,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       }
       if (!chat.stream) {
         outcome.completion = asCompletion(answer);
-        sendAnswer(ctx, outcome.completion);
+        await sendAnswer(ctx, outcome.completion);
         return;
       }
       const writer = answerStream(ctx);
@@ -140,7 +140,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx) });
       outcome.ttftMs = performance.now() - ctx.startedAt;
       for (const chunk of asChunks(answer, chat.includeUsage)) writer.send(chunk);
-      writer.done();
+      await writer.done();
     }
 
     return {

@@ -155,7 +155,7 @@ export const failover: PluginModule<typeof settings> = {
       if (opened.kind === 'completion') {
         ctx.outcome.completion = opened.completion;
         recordUsage(ctx, target, opened.completion.usage);
-        sendAnswer(ctx, opened.completion);
+        await sendAnswer(ctx, opened.completion);
         return;
       }
       if (opened.kind === 'embeddings') {

@@ -141,6 +141,11 @@ export const router: PluginModule<typeof settings> = {
 
       const requested = chat.body.model;
       const auto = requested === 'auto';
+      // Vectors of different models are not comparable: an index built on `auto` would mix them
+      // as soon as routing chose another model (cost, health, exploration).
+      if (auto && chat.api === 'embeddings') {
+        throw new GatewayError('bad_request', { param: 'model', message: "Embeddings need a named model: 'auto' could change models between requests, and vectors of different models are not comparable." });
+      }
       const named = auto ? [] : resolve(requested, 'model');
       // A model the key may not use is refused as such, not as "no candidate".
       if (!auto && !named.some(allowed)) throw new GatewayError('model_not_allowed', { param: 'model' });

@@ -2,7 +2,8 @@
 // written as the Responses API's typed events, in OpenAI's order — response.created and
 // response.in_progress; per output item output_item.added, then for text content_part.added,
 // output_text.delta… output_text.done, content_part.done, and for a function call
-// function_call_arguments.delta… .done; output_item.done for each; then response.completed (or
+// function_call_arguments.delta… .done; output_item.done for each, before the next item is added;
+// then response.completed (or
 // response.incomplete) carrying the whole Response with its usage. Each event is framed
 // `event: <type>` + `data: <json>` with sequence_number 0, 1, 2…, and no `[DONE]`. A failure after
 // the first event is an `error` event followed by response.failed, as OpenAI sends them.
@@ -22,6 +23,8 @@ interface OpenText {
 interface OpenItem {
   outputIndex: number;
   item: OutputItem;
+  /** Its done events were sent: OpenAI closes an item before it adds the next. */
+  closed: boolean;
   /** Message items: the content part being written (text, or refusal). */
   parts: OpenText[];
 }
@@ -51,7 +54,7 @@ export class ResponseEventWriter {
     private readonly writer: SseWriter,
     private readonly frame: () => ResponseFrame,
     private readonly usage: () => Usage | undefined,
-    private readonly settle: (response: ResponseObject) => void,
+    private readonly settle: (response: ResponseObject) => void | Promise<void>,
   ) {}
 
   start(status: number, headers: OutgoingHttpHeaders): void {
@@ -71,11 +74,11 @@ export class ResponseEventWriter {
     if (choice.finish_reason) this.finish = choice.finish_reason;
   }
 
-  /** The stream is complete: every open item is closed, then response.completed (or incomplete). */
-  done(trailers?: Record<string, string>): void {
-    for (const open of this.items) this.closeItem(open);
+  /** The stream is complete: every open item is closed, then, once the Response is stored, response.completed (or incomplete). */
+  async done(trailers?: Record<string, string>): Promise<void> {
+    for (const open of this.items) if (!open.closed) this.closeItem(open);
     const response = finished(this.frame(), this.items.map((open) => open.item), this.finish, this.usage());
-    this.settle(response);
+    await this.settle(response);
     this.emit({ type: response.status === 'incomplete' ? 'response.incomplete' : 'response.completed', response });
     this.writer.close(trailers);
   }
@@ -110,7 +113,7 @@ export class ResponseEventWriter {
 
   private text(kind: 'text' | 'refusal', value: string): void {
     let open = this.message;
-    if (!open) {
+    if (!open || open.closed) {
       const item: OutputMessage = { id: newId('msg'), type: 'message', status: 'in_progress', role: 'assistant', content: [] };
       open = this.message = this.add(item);
     }
@@ -139,12 +142,15 @@ export class ResponseEventWriter {
     if (name && !item.name) item.name = name;
     if (args) {
       item.arguments += args;
-      this.emit({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: open.outputIndex, delta: args });
+      // Arguments of a call already closed (a provider interleaving calls) still reach the final Response.
+      if (!open.closed) this.emit({ type: 'response.function_call_arguments.delta', item_id: item.id, output_index: open.outputIndex, delta: args });
     }
   }
 
   private add(item: OutputItem): OpenItem {
-    const open: OpenItem = { outputIndex: this.items.length, item, parts: [] };
+    const previous = this.items.at(-1);
+    if (previous && !previous.closed) this.closeItem(previous);
+    const open: OpenItem = { outputIndex: this.items.length, item, parts: [], closed: false };
     this.items.push(open);
     // An item is announced as it will look with no content yet (output_item.added carries a copy).
     this.emit({ type: 'response.output_item.added', output_index: open.outputIndex, item: structuredClone(item) });
@@ -152,6 +158,7 @@ export class ResponseEventWriter {
   }
 
   private closeItem(open: OpenItem): void {
+    open.closed = true;
     const status = this.finish === 'length' || this.finish === 'content_filter' ? 'incomplete' : 'completed';
     const item = open.item;
     if (item.type === 'message') {

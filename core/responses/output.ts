@@ -11,8 +11,9 @@ export function newId(prefix: 'resp' | 'msg' | 'fc'): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
 
-export function responsesUsage(usage: Usage | undefined): ResponsesUsage | null {
-  if (!usage) return null;
+/** The Response's usage; zeros when the provider reported none (clients require the object; the bill uses the gateway's estimate then). */
+export function responsesUsage(usage: Usage | undefined): ResponsesUsage {
+  if (!usage) return { input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 };
   return {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0, cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0 },

@@ -42,6 +42,7 @@ export function readResponsesRequest(body: unknown): ResponsesRequest {
   }
   for (const [field, why] of Object.entries(REFUSED_FIELDS)) {
     if (body[field] !== undefined && body[field] !== null && body[field] !== false) throw bad(field, `'${field}': ${why}.`, 'unsupported_parameter');
+    delete body[field]; // an explicit null or false means "off": not passed on
   }
   optional(body, 'instructions', 'string');
   optional(body, 'stream', 'boolean');
@@ -109,6 +110,7 @@ const PART_TYPES: Record<string, ReadonlySet<string>> = {
   system: new Set(['input_text']),
   developer: new Set(['input_text']),
   assistant: new Set(['output_text', 'refusal', 'input_text']),
+  tool: new Set(['input_text']),
 };
 
 function checkItem(item: unknown, at: string): void {
@@ -131,7 +133,8 @@ function checkItem(item: unknown, at: string): void {
       if (typeof item.call_id !== 'string' || item.call_id === '') throw bad(`${at}.call_id`, `'${at}.call_id' must be a string.`);
       if (typeof item.output === 'string') return;
       if (!Array.isArray(item.output)) throw bad(`${at}.output`, `'${at}.output' must be a string or a list of content parts.`);
-      item.output.forEach((part, j) => checkPart(part, 'user', `${at}.output[${j}]`));
+      // Chat tool results are text: an image or file in a tool's output would be dropped unseen.
+      item.output.forEach((part, j) => checkPart(part, 'tool', `${at}.output[${j}]`));
       return;
     case 'reasoning':
       return; // dropped: reasoning is the provider's own and has no chat equivalent
@@ -146,7 +149,9 @@ function checkItem(item: unknown, at: string): void {
 
 function checkPart(part: unknown, role: string, at: string): void {
   if (!isObject(part) || typeof part.type !== 'string') throw bad(at, `'${at}' must be a content part with a type.`);
-  if (!PART_TYPES[role]!.has(part.type)) throw bad(`${at}.type`, `'${at}.type': '${part.type.slice(0, 64)}' is not a content part a ${role} message can hold here.`);
+  if (!PART_TYPES[role]!.has(part.type)) {
+    throw bad(`${at}.type`, `'${at}.type': '${part.type.slice(0, 64)}' is not a content part ${role === 'tool' ? "a function call's output" : `a ${role} message`} can hold here.`);
+  }
   switch (part.type) {
     case 'input_text':
     case 'output_text':
@@ -161,8 +166,10 @@ function checkPart(part: unknown, role: string, at: string): void {
       }
       return;
     case 'input_file':
-      if (typeof part.file_data !== 'string' && typeof part.file_url !== 'string') {
-        throw bad(`${at}.file_data`, `'${at}' must carry file_data or file_url: the gateway keeps no files, so file_id is not supported.`);
+      // A file_url is fetched and billed by the provider at a size the gateway cannot know: its
+      // reservation would undercount the bill. file_data is counted.
+      if (typeof part.file_data !== 'string' || part.file_data === '') {
+        throw bad(`${at}.file_data`, `'${at}' must carry the file as file_data: the gateway keeps no files (file_id) and cannot price a file it does not see (file_url).`);
       }
       return;
   }
@@ -202,23 +209,31 @@ function checkFormat(format: unknown): void {
 /** Output item ids the gateway issues (`msg_`, `fc_` and 32 hex digits). */
 const ITEM_ID = /^(msg|fc)_[0-9a-f]{32}$/;
 
+/** item_reference items one request may hold: each stands for a stored item, of any size. */
+export const MAX_ITEM_REFERENCES = 1000;
+
 /**
  * Replaces each item_reference of the input by the output item it names, looked up with `find`
- * (this key's stored items); a reference to no such item is a 404 naming it.
+ * (this key's stored items); a reference to no such item is a 404 naming it. Returns the bytes the
+ * references stood for, which count against the body size limit.
  */
-export async function resolveReferences(request: ResponsesRequest, find: (ids: string[]) => Promise<Map<string, InputItem>>): Promise<void> {
-  if (!Array.isArray(request.input)) return;
+export async function resolveReferences(request: ResponsesRequest, find: (ids: string[]) => Promise<Map<string, InputItem>>): Promise<number> {
+  if (!Array.isArray(request.input)) return 0;
   const input = request.input as Array<InputItem | { type: 'item_reference'; id: string }>;
   const ids = input.flatMap((item) => (item.type === 'item_reference' ? [item.id] : []));
-  if (ids.length === 0) return;
+  if (ids.length === 0) return 0;
+  if (ids.length > MAX_ITEM_REFERENCES) throw bad('input', `'input' holds more than ${MAX_ITEM_REFERENCES} item_reference items.`);
   const known = ids.filter((id) => ITEM_ID.test(id));
   const found = known.length > 0 ? await find([...new Set(known)]) : new Map<string, InputItem>();
+  let bytes = 0;
   request.input = input.map((item, i) => {
     if (item.type !== 'item_reference') return item;
     const resolved = found.get(item.id);
     if (!resolved) throw new GatewayError('response_not_found', { param: `input[${i}].id`, message: `Item with id '${item.id.slice(0, 64)}' not found.` });
+    bytes += Buffer.byteLength(JSON.stringify(resolved));
     return resolved;
   });
+  return bytes;
 }
 
 /**
@@ -295,8 +310,7 @@ function toChatPart(part: { type: string; [key: string]: unknown }): ContentPart
     }
     case 'input_file': {
       const file: Record<string, unknown> = {};
-      if (typeof part.file_data === 'string') file.file_data = part.file_data;
-      if (typeof part.file_url === 'string') file.file_url = part.file_url;
+      file.file_data = part.file_data;
       if (typeof part.filename === 'string') file.filename = part.filename;
       return { type: 'file', file };
     }

@@ -50,8 +50,11 @@ export class ResponseStore {
     this.timer.unref();
   }
 
-  /** Keeps a finished response; the insert happens in the background (a failure is logged). */
-  save(record: StoredResponse): void {
+  /**
+   * Keeps a finished response; resolves once it is written (a failure is logged, never thrown).
+   * The answer waits for it, so a client that continues or deletes it next, on any replica, finds it.
+   */
+  save(record: StoredResponse): Promise<void> {
     this.pending.set(record.id, record);
     const expiresAt = record.createdAt + this.retentionDays * DAY_MS;
     const items = record.response.output.map((item) => ({ item_id: item.id, response_id: record.id, key_id: record.keyId, expires_at: expiresAt, item: JSON.stringify(item) }));
@@ -78,6 +81,7 @@ export class ResponseStore {
         this.writes.delete(write);
       });
     this.writes.add(write);
+    return write.then(() => undefined);
   }
 
   /** The response `id` if `keyId` made it and it has not expired. */

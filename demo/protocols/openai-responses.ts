@@ -56,5 +56,5 @@ export async function serveResponses(res: ServerResponse, body: unknown, simulat
     }
   }
   events.send(chunk({}, answer.finish));
-  events.done();
+  await events.done();
 }

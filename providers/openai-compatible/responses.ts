@@ -30,13 +30,36 @@ export function responsesBody(request: ResponsesRequest, history: readonly Input
   return body;
 }
 
-/** An item as OpenAI accepts it from a client without stored state: no item ids, no status. */
-function portable(item: InputItem): InputItem {
-  const { id: _id, status: _status, ...rest } = item as InputItem & { id?: string; status?: string };
-  if ((rest.type === undefined || rest.type === 'message') && Array.isArray(rest.content)) {
-    return { ...rest, content: rest.content.map(({ logprobs: _logprobs, ...part }) => part) } as InputItem;
+/**
+ * An item as OpenAI accepts it from a client without stored state, and only what the gateway
+ * checked: no item ids or status, content parts with their checked fields (no file_id riding along
+ * beside a data URL, image detail only low, high or auto).
+ */
+function portable(item: InputItem): Record<string, unknown> {
+  if (item.type === 'function_call') return { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments };
+  if (item.type === 'function_call_output') {
+    return { type: 'function_call_output', call_id: item.call_id, output: typeof item.output === 'string' ? item.output : item.output.map(part) };
   }
-  return rest as InputItem;
+  // An assistant's text is output_text to OpenAI, however the client labelled it.
+  const parts = typeof item.content === 'string' ? item.content : item.content.map((p) => part(item.role === 'assistant' && p.type === 'input_text' ? { ...p, type: 'output_text' } : p));
+  const message: Record<string, unknown> = { role: item.role, content: parts };
+  if (item.type === 'message') message.type = 'message';
+  return message;
+}
+
+function part(value: { type: string; [key: string]: unknown }): Record<string, unknown> {
+  switch (value.type) {
+    case 'input_image':
+      return { type: 'input_image', image_url: value.image_url, detail: value.detail === 'low' || value.detail === 'high' ? value.detail : 'auto' };
+    case 'input_file':
+      return { type: 'input_file', file_data: value.file_data, ...(typeof value.filename === 'string' ? { filename: value.filename } : {}) };
+    case 'refusal':
+      return { type: 'refusal', refusal: value.refusal };
+    case 'output_text':
+      return { type: 'output_text', text: value.text, annotations: [] };
+    default:
+      return { type: 'input_text', text: value.text };
+  }
 }
 
 export function responsesRequest(base: string, headers: (accept: string) => Record<string, string>, body: Record<string, unknown>, stream: boolean): UpstreamRequest {

@@ -26,7 +26,8 @@ function writer() {
   return { sse, events, closed: () => closed };
 }
 
-const usage: Usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } };
+let usage: Usage | undefined;
+const reported: Usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15, prompt_tokens_details: { cached_tokens: 4 } };
 const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: ChatChunk['choices'][number]['finish_reason'] = null): ChatChunk => ({
   id: 'c',
   object: 'chat.completion.chunk',
@@ -35,13 +36,16 @@ const chunk = (delta: ChatChunk['choices'][number]['delta'], finish: ChatChunk['
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
 
-function run(chunks: ChatChunk[], end: 'done' | 'error' = 'done') {
+async function run(chunks: ChatChunk[], end: 'done' | 'error' = 'done', withUsage = true) {
+  usage = withUsage ? reported : undefined;
   const out = writer();
   const settled: ResponseObject[] = [];
-  const events = new ResponseEventWriter(out.sse, () => ({ id: 'resp_x', createdAt: 1, model: 'claude', request: { model: 'auto', input: 'q', metadata: { a: 'b' } } }), () => usage, (r) => settled.push(r));
+  const events = new ResponseEventWriter(out.sse, () => ({ id: 'resp_x', createdAt: 1, model: 'claude', request: { model: 'auto', input: 'q', metadata: { a: 'b' } } }), () => usage, (r) => {
+    settled.push(r);
+  });
   events.start(200, {});
   for (const c of chunks) events.send(c);
-  if (end === 'done') events.done();
+  if (end === 'done') await events.done();
   else {
     events.error({ error: { message: 'overloaded', type: 'server_error', param: null, code: 'upstream_stream_error' } });
     events.close();
@@ -50,7 +54,7 @@ function run(chunks: ChatChunk[], end: 'done' | 'error' = 'done') {
 }
 
 t.test('text: created, in_progress, item and part opened, deltas, then everything closed and completed with usage', async (t) => {
-  const { events, settled, closed } = run([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')]);
+  const { events, settled, closed } = await run([chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hel' }), chunk({ content: 'lo' }), chunk({}, 'stop')]);
   t.same(
     events.map((e) => e.name),
     [
@@ -83,12 +87,12 @@ t.test('text: created, in_progress, item and part opened, deltas, then everythin
 });
 
 t.test('tool calls: one function_call item each, arguments streamed and closed with their name', async (t) => {
-  const { events } = run([
+  const { events } = await run([
     chunk({ content: 'Let me check.' }),
     chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'weather', arguments: '' } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-    chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'time', arguments: '{}' } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+    chunk({ tool_calls: [{ index: 1, id: 'call_2', type: 'function', function: { name: 'time', arguments: '{}' } }] }),
     chunk({}, 'tool_calls'),
   ]);
   const names = events.map((e) => e.name);
@@ -106,15 +110,20 @@ t.test('tool calls: one function_call item each, arguments streamed and closed w
     ['message', 'function_call', 'function_call'],
   );
   t.match(done.output[1], { type: 'function_call', call_id: 'call_1', name: 'weather', arguments: '{"city":"Paris"}', status: 'completed' });
-  // Every output_item.done comes before response.completed, in output order.
+  // Each item is closed before the next is added, as OpenAI sends them.
   t.same(
-    events.filter((e) => e.name === 'response.output_item.done').map((e) => e.payload.output_index),
-    [0, 1, 2],
+    names.filter((n) => n === 'response.output_item.added' || n === 'response.output_item.done'),
+    ['response.output_item.added', 'response.output_item.done', 'response.output_item.added', 'response.output_item.done', 'response.output_item.added', 'response.output_item.done'],
   );
 });
 
+t.test('without reported usage the completed response still has a usage object (zeros): clients require one', async (t) => {
+  const { events } = await run([chunk({ content: 'x' }), chunk({}, 'stop')], 'done', false);
+  t.same(events.at(-1)!.payload.response.usage, { input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 });
+});
+
 t.test('a refusal is a refusal part; a length finish makes the response incomplete', async (t) => {
-  const refusal = run([chunk({ refusal: "I can't" }), chunk({}, 'stop')]);
+  const refusal = await run([chunk({ refusal: "I can't" }), chunk({}, 'stop')]);
   t.ok(refusal.events.some((e) => e.name === 'response.refusal.delta'));
   t.same((refusal.events.at(-1)!.payload.response as ResponseObject).output[0], {
     id: refusal.events[2]!.payload.item.id,
@@ -123,7 +132,7 @@ t.test('a refusal is a refusal part; a length finish makes the response incomple
     role: 'assistant',
     content: [{ type: 'refusal', refusal: "I can't" }],
   });
-  const cut = run([chunk({ content: 'Once upon' }), chunk({}, 'length')]);
+  const cut = await run([chunk({ content: 'Once upon' }), chunk({}, 'length')]);
   const last = cut.events.at(-1)!;
   t.equal(last.name, 'response.incomplete');
   t.equal(last.payload.response.status, 'incomplete');
@@ -132,7 +141,7 @@ t.test('a refusal is a refusal part; a length finish makes the response incomple
 });
 
 t.test('a failure after the first event: an error event then response.failed, nothing stored', async (t) => {
-  const { events, settled, closed } = run([chunk({ content: 'Hel' })], 'error');
+  const { events, settled, closed } = await run([chunk({ content: 'Hel' })], 'error');
   t.same(events.slice(-2).map((e) => e.name), ['error', 'response.failed']);
   t.match(events.at(-2)!.payload, { code: 'upstream_stream_error', message: 'overloaded', param: null, error: { type: 'server_error', code: 'upstream_stream_error', message: 'overloaded' } });
   t.match(events.at(-1)!.payload.response, { status: 'failed', error: { code: 'server_error', message: 'overloaded' } });

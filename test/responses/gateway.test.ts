@@ -71,6 +71,13 @@ t.test("an OpenAI model goes to OpenAI's own /v1/responses, stateless: store fal
   t.same(first.metadata, { team: 'a' });
   t.equal(first.model, 'gpt-4o-mini');
 
+  // Only what the gateway checked reaches OpenAI: no file id beside the image URL, detail as OpenAI names it.
+  await client.responses.create({
+    model: 'gpt-4o-mini',
+    input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://x/cat.png', file_id: 'file-operator', detail: 'original' }] }],
+  } as never);
+  t.same(openai.last!.json.input, [{ role: 'user', content: [{ type: 'input_image', image_url: 'https://x/cat.png', detail: 'auto' }] }]);
+
   await client.responses.create({ model: 'gpt-4o-mini', input: 'Shorter.', previous_response_id: first.id });
   const again = openai.last!.json;
   t.notOk('previous_response_id' in again, 'OpenAI never sees the gateway id');
@@ -136,6 +143,13 @@ t.test('an item_reference names an output item of a stored response: resolved fo
   t.equal((theirs as APIError).param, 'input[1].id');
   const unknown = await mine.responses.create({ model: 'claude-sonnet-4-5', input: [{ type: 'item_reference', id: 'rs_made_up' }] } as never).catch((e: unknown) => e);
   t.ok(unknown instanceof APIError && unknown.status === 404);
+});
+
+t.test('more than 1000 item references are refused before any lookup', async (t) => {
+  const input = Array.from({ length: 1001 }, () => ({ type: 'item_reference', id: `msg_${'0'.repeat(32)}` }));
+  const error = await gateway.client().responses.create({ model: 'claude-sonnet-4-5', input } as never).catch((e: unknown) => e);
+  t.ok(error instanceof APIError && error.status === 400);
+  t.equal((error as APIError).param, 'input');
 });
 
 t.test('store: false keeps nothing; unknown and malformed ids are 404', async (t) => {

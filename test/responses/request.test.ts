@@ -1,7 +1,7 @@
 // The Responses request read into the chat request every adapter knows: each mapping, and each
 // refusal (a 400 naming the field in the Responses API's own terms).
 import t from 'tap';
-import { readResponsesRequest, toChatRequest } from '../../core/responses/request.js';
+import { readResponsesRequest, resolveReferences, toChatRequest } from '../../core/responses/request.js';
 import type { InputItem } from '../../core/responses/types.js';
 import { isGatewayError } from '../../core/errors.js';
 
@@ -119,6 +119,10 @@ t.test('what nothing behind the gateway can do is refused with 400, naming the f
   refused(t, { model: 'm', input: [{ type: 'custom_tool_call', id: 'x' }] }, 'input[0].type', /custom_tool_call/);
   refused(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_image', file_id: 'file-1' }] }] }, 'input[0].content[0].image_url', /file_id/);
   refused(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_id: 'file-1' }] }] }, 'input[0].content[0].file_data', /file_id/);
+  // A file the provider fetches is billed at a size the gateway cannot see: the reservation would undercount.
+  refused(t, { model: 'm', input: [{ role: 'user', content: [{ type: 'input_file', file_url: 'https://x/500-pages.pdf' }] }] }, 'input[0].content[0].file_data', /file_url/);
+  // Chat tool results are text: an image there would be dropped unseen.
+  refused(t, { model: 'm', input: [{ type: 'function_call_output', call_id: 'c', output: [{ type: 'input_image', image_url: 'https://x' }] }] }, 'input[0].output[0].type', /function call's output/);
   refused(t, { model: 'm', input: [{ role: 'system', content: [{ type: 'input_image', image_url: 'https://x' }] }] }, 'input[0].content[0].type', /system message/);
   refused(t, { model: 'm', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role', /one of/);
   refused(t, { model: 'm', input: [{ type: 'function_call', call_id: 'c', arguments: '{}' }] }, 'input[0].name', /string/);
@@ -136,6 +140,24 @@ t.test('what nothing behind the gateway can do is refused with 400, naming the f
   refused(t, { model: 'm', input: 'x', text: { format: { type: 'json_schema', name: 'r' } } }, 'text.format.schema', /JSON Schema/);
   refused(t, { model: 'm', input: 'x', tools: [{ type: 'function', name: 'has space' }] }, 'tools[0].name', /letters/);
   refused(t, { model: 'm', input: 'x', previous_response_id: 'resp_../../etc' }, 'previous_response_id', /not found/, 404);
+});
+
+t.test('item references: at most 1000, each resolved, the bytes they stand for returned for the size limit', async (t) => {
+  const id = `fc_${'a'.repeat(32)}`;
+  const item: InputItem = { type: 'function_call', call_id: 'c', name: 'f', arguments: 'x'.repeat(1000) };
+  const request = readResponsesRequest({ model: 'm', input: [{ role: 'user', content: 'q' }, { type: 'item_reference', id }, { type: 'item_reference', id }] });
+  const asked: string[][] = [];
+  const bytes = await resolveReferences(request, async (ids) => {
+    asked.push(ids);
+    return new Map([[id, item]]);
+  });
+  t.same(asked, [[id]], 'each id looked up once');
+  t.equal(bytes, 2 * Buffer.byteLength(JSON.stringify(item)));
+  t.same((request.input as InputItem[]).slice(1), [item, item]);
+  const many = readResponsesRequest({ model: 'm', input: Array.from({ length: 1001 }, () => ({ type: 'item_reference', id })) });
+  await t.rejects(resolveReferences(many, async () => new Map()), { status: 400, param: 'input' } as never);
+  const explicitOff = readResponsesRequest({ model: 'm', input: 'x', background: false, conversation: null });
+  t.notOk('background' in explicitOff || 'conversation' in explicitOff, 'an explicit off is not passed on');
 });
 
 t.test('metadata is held to OpenAI bounds: 16 pairs, keys of 64 and values of 512 characters', async (t) => {

@@ -108,7 +108,7 @@ export function responsesSchemas(overrides: readonly OverrideSpec[]) {
         model: { type: 'string', minLength: 1, maxLength: 256, description: "A catalog id, `provider/model`, or `auto`, as for chat completions." },
         input: {
           description:
-            'A string (one user message) or a list of input items: messages (`{role, content}` or `type: message`; parts input_text, input_image with an image_url, input_file with file_data or file_url; an assistant may hold output_text and refusal), function_call, function_call_output and reasoning items. Item references and file ids are refused (400). Required unless previous_response_id is set.',
+            'A string (one user message) or a list of input items: messages (`{role, content}` or `type: message`; parts input_text, input_image with an image_url, input_file with file_data; an assistant may hold output_text and refusal), function_call, function_call_output (a string or input_text parts), reasoning items (dropped) and item_reference items naming output items of stored responses of this key (at most 1000). File ids and file URLs are refused (400). Required unless previous_response_id is set.',
           anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'object', additionalProperties: true, properties: { type: { type: 'string' }, role: { type: 'string', enum: ['user', 'assistant', 'system', 'developer'] } } } }],
         },
         instructions: nullable({ type: 'string' }),
