@@ -1,11 +1,13 @@
 // Stored responses (POST /v1/responses with `store`, OpenAI's default): kept in the durable store
 // for MODELGATE_RESPONSES_RETENTION days, readable and continuable only with the key that made
-// them; so are its output items, by id, for item_reference input items. A response is remembered in memory the moment its last byte is written and inserted
-// after, off the request's path: a client that continues it at once finds it. Expired rows are
-// never served and are deleted hourly, in batches.
+// them; so are their output items, by id, for item_reference input items. The answer is written
+// only once its row is (save resolves then), so a client that continues or deletes it next, on any
+// replica, finds it. A database that does not answer a read is a 503. Expired rows are never
+// served and are deleted hourly, in batches.
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { defineSettings } from '../settings.js';
+import { GatewayError } from '../errors.js';
 import type { InputItem, OutputItem, ResponseObject } from './types.js';
 
 export const responsesSettings = defineSettings({
@@ -34,8 +36,6 @@ export interface StoredResponse {
 }
 
 export class ResponseStore {
-  /** Remembered, not yet inserted: found by get() meanwhile. */
-  private readonly pending = new Map<string, StoredResponse>();
   private readonly writes = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
 
@@ -55,7 +55,6 @@ export class ResponseStore {
    * The answer waits for it, so a client that continues or deletes it next, on any replica, finds it.
    */
   save(record: StoredResponse): Promise<void> {
-    this.pending.set(record.id, record);
     const expiresAt = record.createdAt + this.retentionDays * DAY_MS;
     const items = record.response.output.map((item) => ({ item_id: item.id, response_id: record.id, key_id: record.keyId, expires_at: expiresAt, item: JSON.stringify(item) }));
     const write = this.store.db
@@ -77,7 +76,6 @@ export class ResponseStore {
       })
       .catch((error: unknown) => this.logger.error({ err: error, responseId: record.id }, 'a stored response could not be written'))
       .finally(() => {
-        this.pending.delete(record.id);
         this.writes.delete(write);
       });
     this.writes.add(write);
@@ -86,48 +84,39 @@ export class ResponseStore {
 
   /** The response `id` if `keyId` made it and it has not expired. */
   async get(id: string, keyId: string): Promise<StoredResponse | undefined> {
-    const pending = this.pending.get(id);
-    if (pending) return pending.keyId === keyId ? pending : undefined;
-    const row = await this.store.db
-      .selectFrom('responses')
-      .selectAll()
-      .where('id', '=', id)
-      .where('key_id', '=', keyId)
-      .where('expires_at', '>', Date.now())
-      .executeTakeFirst();
+    const row = await this.read(() =>
+      this.store.db.selectFrom('responses').selectAll().where('id', '=', id).where('key_id', '=', keyId).where('expires_at', '>', Date.now()).executeTakeFirst(),
+    );
     if (!row) return undefined;
     return { id: row.id, keyId: row.key_id, tenant: row.tenant, createdAt: Number(row.created_at), response: JSON.parse(row.response), items: JSON.parse(row.items) };
   }
 
   /** The output items of `keyId`'s unexpired stored responses with these ids (item_reference). */
   async items(ids: readonly string[], keyId: string): Promise<Map<string, OutputItem>> {
-    const found = new Map<string, OutputItem>();
-    for (const record of this.pending.values()) {
-      if (record.keyId !== keyId) continue;
-      for (const item of record.response.output) if (ids.includes(item.id)) found.set(item.id, item);
-    }
-    const missing = ids.filter((id) => !found.has(id));
-    if (missing.length === 0) return found;
-    const rows = await this.store.db
-      .selectFrom('response_items')
-      .select(['item_id', 'item'])
-      .where('item_id', 'in', missing)
-      .where('key_id', '=', keyId)
-      .where('expires_at', '>', Date.now())
-      .execute();
-    for (const row of rows) found.set(row.item_id, JSON.parse(row.item));
-    return found;
+    const rows = await this.read(() =>
+      this.store.db.selectFrom('response_items').select(['item_id', 'item']).where('item_id', 'in', ids).where('key_id', '=', keyId).where('expires_at', '>', Date.now()).execute(),
+    );
+    return new Map(rows.map((row) => [row.item_id, JSON.parse(row.item) as OutputItem]));
   }
 
   /** Deletes the response `id` of `keyId`; false when there was none. */
   async delete(id: string, keyId: string): Promise<boolean> {
-    const pending = this.pending.get(id);
-    if (pending && pending.keyId !== keyId) return false;
-    if (pending) await this.settled();
-    const result = await this.store.db.deleteFrom('responses').where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) return false;
-    await this.store.db.deleteFrom('response_items').where('response_id', '=', id).where('key_id', '=', keyId).execute();
-    return true;
+    return this.read(async () => {
+      const result = await this.store.db.deleteFrom('responses').where('id', '=', id).where('key_id', '=', keyId).executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await this.store.db.deleteFrom('response_items').where('response_id', '=', id).where('key_id', '=', keyId).execute();
+      return true;
+    });
+  }
+
+  /** A query on a client's behalf: a database that cannot answer is a 503 the client may retry, not a 500. */
+  private async read<T>(query: () => Promise<T>): Promise<T> {
+    try {
+      return await query();
+    } catch (error) {
+      this.logger.error({ err: error }, 'stored responses could not be read');
+      throw new GatewayError('store_unavailable', { message: 'Stored responses are unavailable: the database did not answer.', cause: error });
+    }
   }
 
   /** Deletes expired rows, a batch at a time; returns how many. */

@@ -105,6 +105,9 @@ t.test('a stored response is read, continued and deleted only with the key that 
   const theirs = gateway.client({ apiKey: OTHER_KEY });
   const made = await mine.responses.create({ model: 'claude-sonnet-4-5', input: 'What is the capital of France?' });
   t.equal(made.output_text, 'The capital of France is Paris.');
+  // The answer came after its row was written: another replica reading the database finds it now.
+  const row = await gateway.app.deps.store().db.selectFrom('responses').select('id').where('id', '=', made.id).executeTakeFirst();
+  t.equal(row?.id, made.id);
   t.equal((await mine.responses.retrieve(made.id)).output_text, made.output_text);
 
   for (const call of [() => theirs.responses.retrieve(made.id), () => theirs.responses.delete(made.id)]) {
