@@ -11,6 +11,7 @@ import { OUTCOME_HEADERS, pipelineParameters, pipelineRefusals } from './chat.js
 const json = (schema: string) => ({ 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } });
 const responseId: Parameter = { name: 'response_id', in: 'path', required: true, description: 'The response id (`resp_…`).', schema: { type: 'string' } };
 const requestId = { $ref: '#/components/parameters/RequestId' };
+const storeDown = keyedRefusal('The database holding stored responses does not answer (code store_unavailable), or the rate-limit store with MODELGATE_RATE_LIMIT_REDIS_FAILURE=refuse.');
 const notFound = keyedRefusal(
   "No stored response has this id for this key (code response_not_found, `param` response_id): never stored (`store: false`), another key's, deleted, or older than MODELGATE_RESPONSES_RETENTION days.",
 );
@@ -61,7 +62,7 @@ export function responsesPaths(overrides: readonly OverrideSpec[]): Record<strin
         parameters: [responseId, requestId],
         responses: {
           '200': { description: 'The Response.', headers: headers(...RATE_LIMIT_HEADERS, 'cache-control'), content: json('Response') },
-          ...keyedErrors({ '404': notFound }),
+          ...keyedErrors({ '404': notFound, '503': storeDown }),
         },
       },
       delete: {
@@ -72,7 +73,7 @@ export function responsesPaths(overrides: readonly OverrideSpec[]): Record<strin
         parameters: [responseId, requestId],
         responses: {
           '200': { description: 'Deleted.', headers: headers(...RATE_LIMIT_HEADERS), content: json('DeletedResponse') },
-          ...keyedErrors({ '404': notFound }),
+          ...keyedErrors({ '404': notFound, '503': storeDown }),
         },
       },
     },
