@@ -34,9 +34,10 @@ export function formatCost(usd: number): string {
   return usd.toFixed(8).replace(/\.?0+$/, '') || '0';
 }
 
-export function sendJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+/** Writes `body` as JSON; returns what was written (undefined when the response was already sent or gone). */
+export function sendJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): string | undefined {
   const res = ctx.res;
-  if (res.headersSent || res.destroyed) return;
+  if (res.headersSent || res.destroyed) return undefined;
   const payload = JSON.stringify(body);
   ctx.status = status;
   res.writeHead(
@@ -49,8 +50,9 @@ export function sendJson(ctx: RequestContext, status: number, body: unknown, hea
     }),
   );
   res.end(payload);
+  return payload;
 }
 
 export function sendCompletion(ctx: RequestContext, completion: ChatCompletion): void {
-  sendJson(ctx, 200, completion, outcomeHeaders(ctx));
+  ctx.outcome.completionJson = sendJson(ctx, 200, completion, outcomeHeaders(ctx));
 }

@@ -166,7 +166,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
           await next();
           // The response has been sent: storing (and compressing) no longer delays this client.
           const answer = storable(ctx);
-          if (answer) backend.set(key, encode(answer, s.MODELGATE_CACHE_COMPRESSION));
+          if (answer) backend.set(key, encode(answer, s.MODELGATE_CACHE_COMPRESSION, ctx.outcome.completionJson));
         },
       },
     };

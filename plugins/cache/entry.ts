@@ -23,14 +23,20 @@ export interface CachedAnswer {
 const PLAIN = 0;
 const BROTLI = 1;
 /**
- * Smaller answers are stored plain: a sync zlib call costs ~10-20 µs whatever the size, and under
- * 1 KB it saves a few hundred bytes at most — a poor trade on every cache miss.
+ * Smaller answers are stored plain: a sync brotli call builds a zlib stream object and costs
+ * ~15-40 µs of a miss's CPU whatever the size (docs/benchmarks.md: ~4% of the gateway's time when
+ * every answer was compressed), and under 2 KB it saves a few hundred bytes, less than an entry's
+ * fixed cost — a poor trade on every cache miss.
  */
-export const COMPRESS_FROM_BYTES = 1024;
+export const COMPRESS_FROM_BYTES = 2048;
 
-/** The stored bytes: a format byte, then the JSON, plain or brotli. Always a buffer of its own (never a pool slice). */
-export function encode(answer: CachedAnswer, compress: boolean): Buffer {
-  const json = JSON.stringify(answer);
+/**
+ * The stored bytes: a format byte, then the JSON, plain or brotli. Always a buffer of its own (never
+ * a pool slice). `completionJson`, when given, is `answer.completion` as already serialized for the
+ * client: it is spliced in rather than serialized a second time.
+ */
+export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string): Buffer {
+  const json = answerJson(answer, completionJson);
   const length = Buffer.byteLength(json);
   if (!compress || length < COMPRESS_FROM_BYTES) {
     const out = Buffer.allocUnsafeSlow(1 + length);
@@ -48,6 +54,13 @@ export function encode(answer: CachedAnswer, compress: boolean): Buffer {
   out[0] = BROTLI;
   packed.copy(out, 1);
   return out;
+}
+
+function answerJson(answer: CachedAnswer, completionJson: string | undefined): string {
+  if (!answer.completion || completionJson === undefined) return JSON.stringify(answer);
+  const { completion: _sent, ...rest } = answer;
+  const head = JSON.stringify(rest);
+  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"completion":${completionJson}}`;
 }
 
 /** Undefined for bytes that are not an entry (a foreign or corrupted value): treated as a miss. */

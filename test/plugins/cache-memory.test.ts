@@ -46,3 +46,14 @@ t.test('encoded entries own their memory, plain or compressed, and decode back',
   t.equal(encode(large, true)[0], 1, 'the large one is compressed');
   t.equal(encode(large, false)[0], 0, 'unless compression is off');
 });
+
+t.test('the completion as sent to the client is stored as is, not serialized again', async (t) => {
+  const completion = { id: 'c', object: 'chat.completion' as const, created: 1, model: 'm', choices: [] };
+  const answer: CachedAnswer = { provider: 'openai', model: 'gpt-4o-mini', costUsd: 0.5, completion };
+  // What was sent: the same completion written with a different key order and spacing.
+  const sent = '{ "model": "m", "id": "c", "object": "chat.completion", "created": 1, "choices": [] }';
+  const bytes = encode(answer, false, sent);
+  t.ok(bytes.toString('utf8', 1).includes(sent), 'the bytes sent are the bytes kept');
+  t.same(decode(bytes), answer, 'and they decode to the same answer');
+  t.same(decode(encode({ ...answer, completion: undefined, embeddings: { object: 'list', data: [], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } } }, false, sent))?.completion, undefined, 'an answer without a completion ignores it');
+});
