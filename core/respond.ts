@@ -34,8 +34,12 @@ export function formatCost(usd: number): string {
   return usd.toFixed(8).replace(/\.?0+$/, '') || '0';
 }
 
+export function sendJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+  writeJson(ctx, status, body, headers);
+}
+
 /** Writes `body` as JSON; returns what was written (undefined when the response was already sent or gone). */
-export function sendJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): string | undefined {
+function writeJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders): string | undefined {
   const res = ctx.res;
   if (res.headersSent || res.destroyed) return undefined;
   const payload = JSON.stringify(body);
@@ -54,5 +58,5 @@ export function sendJson(ctx: RequestContext, status: number, body: unknown, hea
 }
 
 export function sendCompletion(ctx: RequestContext, completion: ChatCompletion): void {
-  ctx.outcome.completionJson = sendJson(ctx, 200, completion, outcomeHeaders(ctx));
+  ctx.outcome.completionJson = writeJson(ctx, 200, completion, outcomeHeaders(ctx));
 }
