@@ -35,12 +35,42 @@ export function cacheKey(ctx: RequestContext): string {
   return `${KEY_SPACE}${VERSION}${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 
+/** Below this depth canonicalJson recurses (no allocation per value); deeper subtrees are walked iteratively. */
+const RECURSION_LIMIT = 256;
+
 /**
- * JSON with object keys sorted and null or undefined object fields left out. Iterative, with an
- * explicit stack of what is still to write: the body's depth is bounded where it is parsed, but
- * a key must never be what overflows the call stack.
+ * JSON with object keys sorted and null or undefined object fields left out. Recursive for the
+ * first RECURSION_LIMIT levels, where every real request lives; a deeper subtree (the body's depth
+ * is bounded where it is parsed, but a key must never be what overflows the call stack) is written
+ * by the iterative walk.
  */
 export function canonicalJson(value: unknown): string {
+  return write(value, 0);
+}
+
+function write(value: unknown, depth: number): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (depth >= RECURSION_LIMIT) return canonicalJsonIterative(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + write(value[i], depth + 1);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const names = Object.keys(record).sort();
+  let out = '{';
+  let first = true;
+  for (const name of names) {
+    const field = record[name];
+    if (field === null || field === undefined) continue;
+    out += `${first ? '' : ','}${JSON.stringify(name)}:${write(field, depth + 1)}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** canonicalJson with an explicit stack of what is still to write: any depth. */
+function canonicalJsonIterative(value: unknown): string {
   const out: string[] = [];
   // Either text to write as is, or a value to write canonically; popped from the end.
   const todo: Array<{ text: string } | { value: unknown }> = [{ value }];

@@ -30,6 +30,10 @@ t.test('canonical JSON sorts keys and drops null fields, at any depth', async (t
   t.equal(canonicalJson([undefined, 1]), '[null,1]', 'as JSON writes undefined in arrays');
   const body = { model: 'm', messages: [{ role: 'user', content: 'hi' }], tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] };
   t.equal(canonicalJson(body), JSON.stringify(body, Object.keys(flatKeys(body)).sort()), 'sorted JSON of a body without nulls');
+  // Past the recursion limit (256) the iterative walk takes over: the same text either way.
+  let nested: unknown = { z: 1, a: 'end' };
+  for (let i = 0; i < 300; i++) nested = { y: [i, nested], b: 'x' };
+  t.equal(canonicalJson(nested), JSON.stringify(nested, Object.keys(flatKeys(nested)).sort()), 'a body deeper than the recursion limit');
   const levels = 200_000;
   t.equal(canonicalJson(deep(levels)), '['.repeat(levels) + ']'.repeat(levels), `${levels} levels: no stack overflow`);
 });
