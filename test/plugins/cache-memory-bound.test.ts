@@ -2,7 +2,7 @@
 // ~900-byte answers under unique keys and turns it over three times (test/helpers/fill-memory-cache.ts);
 // after a full GC its RSS grew by at most the bound × 1.15 + 4 MB. The child runs with a 1 MB semi
 // space so the young generation, a per-process constant (docs/cache.md), is not counted as the
-// cache's. A buffer per entry charged a fixed 600 B grew by 41-49 MB here.
+// cache's. A buffer per entry charged a fixed 600 B grew by 38-49 MB here.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
