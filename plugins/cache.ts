@@ -32,7 +32,8 @@ const settings = defineSettings({
     type: 'integer',
     default: 1000,
     minimum: 1,
-    description: 'MB the memory cache may take: its answers as stored (compressed) plus ~600 bytes per entry; the least recently used go first. Redis is bounded by its own maxmemory.',
+    description:
+      'MB the memory cache may take, counting what each entry really costs: its answer as stored (compressed) in 128-byte blocks, its key and ~160 bytes of slots; the least recently used go first. Redis is bounded by its own maxmemory.',
   },
   MODELGATE_CACHE_COMPRESSION: { type: 'boolean', default: true, description: 'Store answers brotli-compressed (JSON shrinks 3-10x; reading one back takes microseconds).' },
 });

@@ -31,15 +31,16 @@ const BROTLI = 1;
 export const COMPRESS_FROM_BYTES = 2048;
 
 /**
- * The stored bytes: a format byte, then the JSON, plain or brotli. Always a buffer of its own (never
- * a pool slice). `completionJson`, when given, is `answer.completion` as already serialized for the
- * client: it is spliced in rather than serialized a second time.
+ * The stored bytes: a format byte, then the JSON, plain or brotli. Short-lived (the memory backend
+ * copies them into its blocks, Redis sends them), so small ones come from Node's pool, not malloc.
+ * `completionJson`, when given, is `answer.completion` as already serialized for the client: it is
+ * spliced in rather than serialized a second time.
  */
 export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string): Buffer {
   const json = answerJson(answer, completionJson);
   const length = Buffer.byteLength(json);
   if (!compress || length < COMPRESS_FROM_BYTES) {
-    const out = Buffer.allocUnsafeSlow(1 + length);
+    const out = Buffer.allocUnsafe(1 + length);
     out[0] = PLAIN;
     out.write(json, 1, 'utf8');
     return out;
@@ -50,7 +51,7 @@ export function encode(answer: CachedAnswer, compress: boolean, completionJson?:
   // milliseconds. It still shrinks JSON several times.
   const params = { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: length };
   const packed = brotliCompressSync(json, { params });
-  const out = Buffer.allocUnsafeSlow(1 + packed.length);
+  const out = Buffer.allocUnsafe(1 + packed.length);
   out[0] = BROTLI;
   packed.copy(out, 1);
   return out;

@@ -81,7 +81,7 @@ export function createFamilies(sources: Sources) {
     }),
     cacheSize: new Gauge({
       name: `${PREFIX}cache_size_bytes`,
-      help: "Bytes the cached answers take as stored (compressed when MODELGATE_CACHE_COMPRESSION is on); for the memory backend, each entry's fixed ~600 bytes included.",
+      help: "Bytes the cached answers take as stored (compressed when MODELGATE_CACHE_COMPRESSION is on); for the memory backend, what each entry really takes (its 128-byte blocks, key and slots).",
       labelNames: ['backend'] as const,
       registers,
       collect() {
