@@ -7,6 +7,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
+import { mergeWorkerMetrics } from './worker-metrics.js';
 
 export interface SupervisorOptions {
   count: number;
@@ -105,6 +106,8 @@ export function supervise({ count, exec, logger, shutdownTimeoutMs }: Supervisor
         stop(false, signal);
       });
     }
+    // A scrape of /metrics answers for every worker that listens, not only the one it reached.
+    mergeWorkerMetrics(() => listening);
     for (let i = 0; i < count; i++) fork();
   });
 }

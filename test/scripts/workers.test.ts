@@ -1,6 +1,6 @@
 // MODELGATE_WORKERS=2, as `npm start` runs it: both workers answer on the one port and act as one
-// gateway — a key's rate limit holds across them and a revoked key is refused by each at once —
-// and SIGTERM ends them all with status 0. Without the shared state in Redis, or when a worker
+// gateway — a key's rate limit holds across them, a revoked key is refused by each at once, and
+// /metrics counts them both — and SIGTERM ends them all with status 0. Without the shared state in Redis, or when a worker
 // cannot start, the start stops with status 1 and one message.
 import t from 'tap';
 import { request } from 'node:http';
@@ -15,12 +15,12 @@ import { testCatalog } from '../helpers/money.js';
  * One request on a connection of its own: the primary hands each new connection to the next
  * worker, so consecutive calls alternate between the two.
  */
-function fresh(url: string, path: string, key: string, body?: unknown, method = body ? 'POST' : 'GET'): Promise<{ status: number; json: any }> {
+function fresh(url: string, path: string, key: string, body?: unknown, method = body ? 'POST' : 'GET'): Promise<{ status: number; json: any; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method, agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } }, (res) => {
       let text = '';
       res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : undefined }));
+      res.on('end', () => resolve({ status: res.statusCode!, json: res.headers['content-type']?.startsWith('application/json') ? JSON.parse(text) : undefined, text }));
     });
     req.on('error', reject);
     req.end(body === undefined ? undefined : JSON.stringify(body));
@@ -34,8 +34,16 @@ async function allListening(gateway: GatewayProcess): Promise<void> {
   }
 }
 
-/** Which workers logged a request of `keyId`. */
-const workersOf = (gateway: GatewayProcess, keyId: string) => new Set(gateway.logs.filter((line) => line.msg === 'request' && line.keyId === keyId).map((line) => line.worker));
+/**
+ * Which workers logged the `count` requests that `match` (their lines may reach stdout after the
+ * answer). The primary hands a new connection to the next worker free to take it, so consecutive
+ * calls alternate when both keep up; the assertions check that both took part.
+ */
+async function servedBy(gateway: GatewayProcess, count: number, match: (line: Record<string, unknown>) => boolean): Promise<number[]> {
+  const lines = () => gateway.logs.filter((line) => line.msg === 'request' && match(line));
+  for (let waited = 0; lines().length < count && waited < 5_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  return [...new Set(lines().map((line) => line.worker as number))].sort();
+}
 
 t.test('two workers share one rate limit and one revocation, and SIGTERM stops both with status 0', async (t) => {
   const upstream = await startFakeOpenAI();
@@ -62,12 +70,21 @@ t.test('two workers share one rate limit and one revocation, and SIGTERM stops b
   const ask = () => fresh(gateway.url, '/chat/completions', limited.key, { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 5 });
   const statuses = [(await ask()).status, (await ask()).status, (await ask()).status];
   t.same(statuses, [200, 200, 429], 'the third request is refused, though its worker had served only one');
-  t.same([...workersOf(gateway, limited.id)].sort(), [1, 2], 'both workers answered');
+  t.same(await servedBy(gateway, 3, (line) => line.keyId === limited.id), [1, 2], 'both workers answered (with a limit per worker, 3 would have passed)');
 
   const revoked = (await fresh(gateway.url, '/admin/keys', GATEWAY_KEY, { name: 'to revoke' })).json as { id: string; key: string };
-  t.same([(await fresh(gateway.url, '/models', revoked.key)).status, (await fresh(gateway.url, '/models', revoked.key)).status], [200, 200], 'each worker knows the key');
+  const models = async () => [0, 1, 2, 3].reduce<Promise<number[]>>(async (so, _) => [...(await so), (await fresh(gateway.url, '/models', revoked.key)).status], Promise.resolve([]));
+  t.same(await models(), [200, 200, 200, 200], 'the key is known');
+  t.same(await servedBy(gateway, 4, (line) => line.keyId === revoked.id), [1, 2], 'by both workers');
   t.equal((await fresh(gateway.url, `/admin/keys/${revoked.id}`, GATEWAY_KEY, undefined, 'DELETE')).status, 200);
-  t.same([(await fresh(gateway.url, '/models', revoked.key)).status, (await fresh(gateway.url, '/models', revoked.key)).status], [401, 401], 'each worker refuses it at once');
+  t.same(await models(), [401, 401, 401, 401], 'once revoked, it is refused at once');
+  t.same(await servedBy(gateway, 4, (line) => line.status === 401 && String(line.path).endsWith('/models')), [1, 2], 'by both workers');
+
+  // The 429 came from one worker, the 401s from both: each scrape, whichever worker takes it, counts them all.
+  for (const scrape of [await fresh(gateway.url.replace(/\/v1$/, ''), '/metrics', GATEWAY_KEY), await fresh(gateway.url.replace(/\/v1$/, ''), '/metrics', GATEWAY_KEY)]) {
+    t.match(scrape.text, /^modelgate_refusals_total\{reason="rate_limit"\} 1$/m);
+    t.match(scrape.text, /^modelgate_refusals_total\{reason="auth"\} 4$/m);
+  }
 
   await gateway.stop('SIGTERM');
   t.same(await gateway.exited, { code: 0, signal: null });
