@@ -33,5 +33,11 @@ export async function planStart(env: NodeJS.ProcessEnv): Promise<StartPlan> {
     await store.close();
   }
   logger.info({ workers: plan.count, database: store.location }, 'database ready; starting the workers');
+  if (store.engine === 'sqlite') {
+    logger.warn(
+      { database: store.location },
+      'the workers share the embedded SQLite database, but replicas on other machines would each keep their own ledger (usage reports, and budgets rebuilt after a Redis loss, would see only one machine). Set MODELGATE_DATABASE_URL to run on more than one.',
+    );
+  }
   return { count: plan.count, logger, shutdownTimeoutMs: values.MODELGATE_SHUTDOWN_TIMEOUT as number };
 }
