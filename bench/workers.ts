@@ -3,7 +3,9 @@
 // Both run with the shared state in Redis (MODELGATE_STORE=redis, MODELGATE_CACHE_TYPE=redis, a
 // key prefix of their own, deleted at the end), as several workers require, so the ratio measures
 // the workers and nothing else. Reports req/s, p50/p99 and CPU µs per request summed over the
-// gateway's process tree (primary + workers, from /proc), and the 2/1 ratio of req/s.
+// gateway's process tree (primary + workers, from /proc), and the 2/1 ratio of req/s. A third row,
+// one worker with the embedded store and memory cache (the defaults), shows what Redis itself costs:
+// the gain of 2 workers over a default single process is the other ratio printed.
 // Placement: run alone, the load generator pins itself to core 0 as bench/run.ts does; the gateway
 // and the fake upstream may run on every core (an inherited pin is undone), so the 2 workers share
 // the machine with the load generator and the upstream. On a 2-core machine the ratio is therefore
@@ -26,6 +28,8 @@ const canPin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
 
 export interface WorkersRow {
   workers: number;
+  /** `redis` (MODELGATE_STORE and MODELGATE_CACHE_TYPE), or `embedded` (the defaults, one worker only). */
+  state: 'redis' | 'embedded';
   rps: number;
   p50Ms: number;
   p99Ms: number;
@@ -36,8 +40,10 @@ export interface WorkersRow {
 
 export interface WorkersResult {
   rows: WorkersRow[];
-  /** req/s with 2 workers over req/s with 1. */
+  /** req/s with 2 workers over req/s with 1, both with the state in Redis. */
   scaling: number;
+  /** req/s with 2 workers over one default process (embedded store, memory cache). */
+  overDefault: number;
   /** Where the processes ran, said in the report. */
   placement: string;
 }
@@ -112,7 +118,7 @@ const body = (sequence: number) =>
   });
 
 /** The environment bench/run.ts gives its gateway (every plugin on, sized not to refuse), plus Redis and the workers. */
-function gatewayEnv(upstreamPort: number, prefix: string, workers: number): Record<string, string> {
+function gatewayEnv(upstreamPort: number, prefix: string, workers: number, state: WorkersRow['state']): Record<string, string> {
   return {
     MODELGATE_API_KEY: KEY,
     MODELGATE_HOST: '127.0.0.1',
@@ -128,8 +134,8 @@ function gatewayEnv(upstreamPort: number, prefix: string, workers: number): Reco
     MODELGATE_DAILY_COST_LIMIT: '1000000',
     MODELGATE_WEEKLY_COST_LIMIT: '1000000',
     MODELGATE_MONTHLY_COST_LIMIT: '1000000',
-    MODELGATE_STORE: 'redis',
-    MODELGATE_CACHE_TYPE: 'redis',
+    MODELGATE_STORE: state,
+    MODELGATE_CACHE_TYPE: state === 'redis' ? 'redis' : 'memory',
     REDIS_KEY_PREFIX: prefix,
     MODELGATE_WORKERS: String(workers),
     // As in bench/run.ts: BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures without a plugin.
@@ -167,15 +173,15 @@ export async function benchWorkers(options: WorkersOptions = {}): Promise<Worker
   try {
     const upstream = await start(['dist/bench/upstream.js'], {}, 1);
     children.push(upstream.child);
-    const gateways: Array<Server & { workers: number }> = [];
-    for (const workers of [1, 2]) {
-      const env = gatewayEnv(upstream.port, prefix, workers);
+    const gateways: Array<Server & { workers: number; state: WorkersRow['state'] }> = [];
+    for (const [workers, state] of [[1, 'embedded'], [1, 'redis'], [2, 'redis']] as const) {
+      const env = gatewayEnv(upstream.port, prefix, workers, state);
       dataDirs.push(env.MODELGATE_DATA_DIR!);
       const server = await start(['dist/core/main.js'], env, workers);
       children.push(server.child);
-      gateways.push({ ...server, workers });
+      gateways.push({ ...server, workers, state });
     }
-    const measured = new Map<number, { requests: number; seconds: number; errors: number; latencies: number[]; cpuMs: number }>();
+    const measured = new Map<(typeof gateways)[number], { requests: number; seconds: number; errors: number; latencies: number[]; cpuMs: number }>();
     const run = (port: number, ms: number) => load({ port, path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body, connections: CONNECTIONS, durationMs: ms });
     for (const gateway of gateways) await run(gateway.port, warmupMs * 2);
     for (let round = 0; round < rounds; round++) {
@@ -184,19 +190,20 @@ export async function benchWorkers(options: WorkersOptions = {}): Promise<Worker
         const before = treeCpuMs(gateway.child.pid!);
         const result = await run(gateway.port, durationMs);
         const cpu = treeCpuMs(gateway.child.pid!) - before;
-        const row = measured.get(gateway.workers) ?? { requests: 0, seconds: 0, errors: 0, latencies: [], cpuMs: 0 };
+        const row = measured.get(gateway) ?? { requests: 0, seconds: 0, errors: 0, latencies: [], cpuMs: 0 };
         row.requests += result.requests;
         row.seconds += result.durationMs / 1000;
         row.errors += result.errors;
         for (const ms of result.latenciesMs) row.latencies.push(ms);
         row.cpuMs += cpu;
-        measured.set(gateway.workers, row);
+        measured.set(gateway, row);
       }
     }
-    const rows = [...measured].map(([workers, row]): WorkersRow => {
+    const rows = [...measured].map(([{ workers, state }, row]): WorkersRow => {
       const sorted = Float64Array.from(row.latencies).sort();
       return {
         workers,
+        state,
         rps: row.requests / row.seconds,
         p50Ms: percentile(sorted, 0.5),
         p99Ms: percentile(sorted, 0.99),
@@ -207,7 +214,7 @@ export async function benchWorkers(options: WorkersOptions = {}): Promise<Worker
     const placement =
       `${cpus().length} cores; the load generator ${pinnedToCoreZero() ? 'on core 0' : 'wherever the caller runs it'}, ` +
       `the gateway (primary + workers) and the fake upstream ${canPin ? 'on every core' : 'unpinned'}: with 2 workers they compete with the load generator and the upstream for the cores`;
-    const result = { rows, scaling: rows[1]!.rps / rows[0]!.rps, placement };
+    const result = { rows, scaling: rows[2]!.rps / rows[1]!.rps, overDefault: rows[2]!.rps / rows[0]!.rps, placement };
     if (options.print ?? true) report(result, durationMs, rounds);
     return result;
   } finally {
@@ -224,14 +231,14 @@ function pinnedToCoreZero(): boolean {
 
 function report(result: WorkersResult, durationMs: number, rounds: number): void {
   console.log(`\nmodelgate workers scaling — ${new Date().toISOString()} — node ${process.version} — ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`);
-  console.log(`json, ${CONNECTIONS} connections; ${rounds} rounds × ${durationMs} ms per gateway, alternating; shared state in Redis for both`);
+  console.log(`json, ${CONNECTIONS} connections; ${rounds} rounds × ${durationMs} ms per gateway, alternating`);
   console.log(`${result.placement}\n`);
-  console.log('| workers | req/s | p50 ms | p99 ms | CPU µs/req (primary + workers) | errors |');
-  console.log('|---|---|---|---|---|---|');
+  console.log('| workers | shared state | req/s | p50 ms | p99 ms | CPU µs/req (primary + workers) | errors |');
+  console.log('|---|---|---|---|---|---|---|');
   for (const row of result.rows) {
-    console.log(`| ${row.workers} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(3)} | ${row.p99Ms.toFixed(3)} | ${row.cpuUsPerRequest.toFixed(0)} | ${row.errors} |`);
+    console.log(`| ${row.workers} | ${row.state === 'redis' ? 'Redis' : 'embedded (defaults)'} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(3)} | ${row.p99Ms.toFixed(3)} | ${row.cpuUsPerRequest.toFixed(0)} | ${row.errors} |`);
   }
-  console.log(`\nscaling 1 → 2 workers: ×${result.scaling.toFixed(2)} req/s`);
+  console.log(`\nscaling 1 → 2 workers (both on Redis): ×${result.scaling.toFixed(2)} req/s; 2 workers over one default process: ×${result.overDefault.toFixed(2)}`);
 }
 
 // Run on its own (node dist/bench/workers.js): pinned to core 0 like bench/run.ts's load generator.
