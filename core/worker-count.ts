@@ -14,6 +14,9 @@ export interface WorkerSettings {
   MODELGATE_LOG_ROTATION: boolean;
 }
 
+/** What each setting sharingProblems names must be for several workers. */
+const REQUIRED: Record<string, string> = { MODELGATE_STORE: 'redis', MODELGATE_CACHE_TYPE: 'redis', MODELGATE_LOG_ROTATION: 'false' };
+
 export interface WorkerPlan {
   count: number;
   /** Why `auto` settled for one worker on a machine with several cores (logged at start). */
@@ -43,5 +46,9 @@ export function planWorkers(settings: WorkerSettings, cores = availableParalleli
   // `auto` is the Docker image's default: an image started without Redis still starts, on one worker.
   const problems = sharingProblems(settings, cores);
   if (problems.length === 0) return { count: cores };
-  return { count: 1, reason: `MODELGATE_WORKERS=auto runs one worker, not ${cores}: ${problems.map((p) => p.split(':')[0]).join(', ')} would have to change (docs/operations.md, "Workers")` };
+  const changes = problems.map((problem) => {
+    const name = problem.split(':')[0]!;
+    return `${name}=${REQUIRED[name]}`;
+  });
+  return { count: 1, reason: `MODELGATE_WORKERS=auto runs one worker, not one per core (${cores}): that needs ${changes.join(' and ')} (docs/operations.md, "Workers")` };
 }

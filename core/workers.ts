@@ -35,6 +35,8 @@ export function supervise({ count, exec, logger, shutdownTimeoutMs }: Supervisor
   return new Promise((resolve) => {
     let phase: Phase = 'starting';
     let status = 0;
+    /** The signal the workers were asked to stop with: one still starting ends by it, which is no failure. */
+    let stopSignal: NodeJS.Signals | undefined;
     const live = new Set<Worker>();
     const listening = new Set<Worker>();
     const crashes: number[] = [];
@@ -63,9 +65,11 @@ export function supervise({ count, exec, logger, shutdownTimeoutMs }: Supervisor
       if (failed) status = 1;
       if (phase === 'stopping') return;
       phase = 'stopping';
+      stopSignal = signal;
       for (const worker of live) worker.process.kill(signal);
       if (live.size === 0) resolve(status);
       setTimeout(() => {
+        if (live.size > 0) status = 1;
         for (const worker of live) worker.process.kill('SIGKILL');
       }, shutdownTimeoutMs + SHUTDOWN_MARGIN_MS).unref();
     };
@@ -75,7 +79,7 @@ export function supervise({ count, exec, logger, shutdownTimeoutMs }: Supervisor
       listening.delete(worker);
       const how = signal ? `signal ${signal}` : `status ${code}`;
       if (phase === 'stopping') {
-        if (code !== 0) status = 1;
+        if (code !== 0 && signal !== stopSignal) status = 1;
         if (live.size === 0) resolve(status);
         return;
       }
