@@ -46,8 +46,11 @@ export function supervise({ count, exec, logger, shutdownTimeoutMs }: Supervisor
       const worker = cluster.fork();
       live.add(worker);
       createInterface({ input: worker.process.stderr! }).on('line', (line) => {
-        if (phase !== 'running' && said.has(line)) return;
-        said.add(line);
+        // Only while starting or stopping: a long run would otherwise keep every line it ever wrote.
+        if (phase !== 'running') {
+          if (said.has(line)) return;
+          said.add(line);
+        }
         process.stderr.write(`${line}\n`);
       });
       worker.once('listening', () => {
