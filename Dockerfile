@@ -23,7 +23,8 @@ FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     MODELGATE_HOST=0.0.0.0 \
     MODELGATE_PORT=3000 \
-    MODELGATE_DATA_DIR=/data
+    MODELGATE_DATA_DIR=/data \
+    MODELGATE_WORKERS=auto
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules node_modules

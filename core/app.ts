@@ -95,10 +95,17 @@ export interface AppOptions {
   logDestination?: DestinationStream;
   /** Key stores consulted after the bootstrap key (tests add a second tenant this way). */
   keyStores?: KeyStore[];
+  /** The schema is current: the workers' supervisor migrated it before forking, so no worker races it. */
+  migrated?: boolean;
+}
+
+/** Every setting, validated (ConfigError naming every bad one). */
+export function loadAppConfig(env: NodeJS.ProcessEnv): LoadedConfig {
+  return loadConfig(env, allSettings(), { known: { providers: PROVIDERS.map((module) => module.name) } });
 }
 
 export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}): Promise<App> {
-  const config = loadConfig(env, allSettings(), { known: { providers: PROVIDERS.map((module) => module.name) } });
+  const config = loadAppConfig(env);
   const values = config.values;
   // Before anything can log or fail: every secret setting's value is masked wherever text leaves.
   rememberSecrets(allSettings(), values);
@@ -140,7 +147,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   // migrated stops the start (StoreError, MigrationError) before the port is taken.
   const store: Store = await openStore(values as StoreSettings & { MODELGATE_DATA_DIR: string }, logger);
   try {
-    await migrate(store, MIGRATIONS, logger);
+    if (!options.migrated) await migrate(store, MIGRATIONS, logger);
   } catch (error) {
     await store.close();
     throw error;

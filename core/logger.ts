@@ -1,5 +1,6 @@
 // pino, configured from the logging settings: JSON lines to stdout (or a rotated file), keys and
 // credentials redacted wherever they appear in a logged object.
+import cluster from 'node:cluster';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
 import { redactDeep, redactText } from './redact.js';
@@ -62,7 +63,8 @@ function redactedError(error: unknown): unknown {
 export function createLogger(settings: LoggingSettings, destination?: DestinationStream): Logger {
   const options = {
     level: settings.MODELGATE_LOG_LEVEL,
-    base: { service: 'modelgate' },
+    // A worker's lines say which (MODELGATE_WORKERS): they share one stdout.
+    base: cluster.isWorker ? { service: 'modelgate', worker: cluster.worker!.id } : { service: 'modelgate' },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     formatters: { level: (label: string) => ({ level: label }) },
     timestamp: pino.stdTimeFunctions.isoTime,

@@ -1,24 +1,30 @@
 // The gateway's entry point: validate the configuration (exit 1 naming every bad setting), open and
 // migrate the database (exit 1 naming what failed), listen (exit 1 naming the port when it cannot),
-// and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished).
-import { createApp } from './app.js';
+// and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished). With
+// MODELGATE_WORKERS above one, this process does the first two once and supervises the workers
+// (workers.ts), each of which runs this file again and serves.
+import cluster from 'node:cluster';
+import { fileURLToPath } from 'node:url';
+import { createApp, type AppOptions } from './app.js';
 import { ConfigError } from './config.js';
 import { ListenError } from './server.js';
 import { StoreError } from './store/database.js';
 import { MigrationError } from './store/migrate.js';
+import { planStart } from './primary.js';
+import { supervise } from './workers.js';
 
-async function main(): Promise<void> {
-  let app;
-  try {
-    app = await createApp(process.env);
-  } catch (error) {
-    // A wrong setting, a database that cannot be reached, a migration that failed: one line, exit 1.
-    if (error instanceof ConfigError || error instanceof StoreError || error instanceof MigrationError) {
-      process.stderr.write(`modelgate: ${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
+/** A wrong setting, a database that cannot be reached, a migration that failed: one line, exit 1. */
+function stopOnStartError(error: unknown): never {
+  if (error instanceof ConfigError || error instanceof StoreError || error instanceof MigrationError) {
+    process.stderr.write(`modelgate: ${error.message}\n`);
+    process.exit(1);
   }
+  throw error;
+}
+
+async function serve(options: AppOptions, note?: string): Promise<void> {
+  const app = await createApp(process.env, options).catch(stopOnStartError);
+  if (note) app.logger.info(note);
   try {
     await app.listen();
   } catch (error) {
@@ -42,6 +48,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+async function main(): Promise<void> {
+  if (cluster.isWorker) return serve({ migrated: true });
+  const plan = await planStart(process.env).catch(stopOnStartError);
+  if (!('logger' in plan)) return serve({}, plan.reason);
+  process.exit(await supervise({ ...plan, exec: fileURLToPath(import.meta.url) }));
 }
 
 main().catch((error: unknown) => {

@@ -7,6 +7,7 @@ import { baseHeaders } from '../core/respond.js';
 import type { RequestContext } from '../core/context.js';
 import type { BudgetEvent, AlertEvent, FallbackEvent } from '../core/events.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
+import { workerMetrics } from '../core/worker-metrics.js';
 import { bearerToken, secretMatcher } from './auth.js';
 import { createFamilies } from './metrics/families.js';
 import { KeyLabels } from './metrics/key-labels.js';
@@ -125,6 +126,9 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       return token !== undefined && matchesToken(token);
     };
 
+    // Under MODELGATE_WORKERS, every worker's metrics merged; else this process's.
+    const readMetrics = workerMetrics(f.registry) ?? (() => f.registry.metrics());
+
     return {
       name: 'metrics',
       routes: [
@@ -136,7 +140,7 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
             if (!authorized(ctx)) {
               throw new GatewayError('invalid_api_key', { headers: { 'www-authenticate': 'Bearer realm="modelgate-metrics", error="invalid_token"' } });
             }
-            const text = await f.registry.metrics();
+            const text = await readMetrics();
             ctx.status = 200;
             ctx.res.writeHead(200, { ...baseHeaders(ctx), 'content-type': f.registry.contentType, 'content-length': Buffer.byteLength(text) });
             ctx.res.end(text);

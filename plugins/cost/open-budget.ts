@@ -2,6 +2,7 @@
 // or Redis shared by replicas (redis-budget.ts). Setups where the ledger is shared but the budgets
 // are not, or the other way round, are said at boot: N processes could otherwise spend N times a
 // limit, or rebuild budgets from one replica's ledger only.
+import cluster from 'node:cluster';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { waitUntilReady } from '../../core/redis.js';
@@ -30,7 +31,9 @@ export interface BudgetHome {
 export async function openBudgetStore(home: BudgetHome): Promise<{ budget: BudgetStore; stop(): Promise<void> }> {
   const { store, logger, parts } = home;
   if (home.shared) {
-    if (store.engine === 'sqlite') {
+    // Workers (MODELGATE_WORKERS) share this SQLite file, ledger included: their primary says what
+    // this warning says, once, about replicas on other machines (core/primary.ts).
+    if (store.engine === 'sqlite' && !cluster.isWorker) {
       logger.warn(
         { database: store.location },
         'MODELGATE_STORE=redis with the embedded SQLite database: replicas share budgets through Redis but each keeps its own ledger, so usage reports and budgets rebuilt after a Redis loss see only this replica. Set MODELGATE_DATABASE_URL to share one.',

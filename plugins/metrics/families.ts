@@ -1,6 +1,9 @@
 // Every metric family the gateway exports, on a Registry of its own (never prom-client's global one,
 // so gateways sharing a process keep separate counts). Gauges that mirror state kept elsewhere —
 // in-flight requests, circuits, cache size — are read when Prometheus scrapes, not updated per request.
+// Under MODELGATE_WORKERS every worker's families merge at a scrape (core/worker-metrics.ts):
+// counters and histograms add up; gauges the workers read alike (the Redis cache, budgets, keys) or
+// whose worst worker matters (circuits) merge as their maximum.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { HealthRegistry, CircuitState } from '../../core/health.js';
 import type { CacheStats } from '../../core/cache-stats.js';
@@ -70,6 +73,7 @@ export function createFamilies(sources: Sources) {
     cacheEvictions: mirroredCounter(`${PREFIX}cache_evictions_total`, 'Entries the memory cache dropped to stay within MODELGATE_CACHE_MAX_SIZE.', (stats) => stats.evictions),
     cacheErrors: mirroredCounter(`${PREFIX}cache_errors_total`, 'Cache backend operations that failed (Redis away or slow): served as a miss, or not stored.', (stats) => stats.errors),
     cacheEntries: new Gauge({
+      aggregator: 'max',
       name: `${PREFIX}cache_entries`,
       help: 'Answers in the cache (Redis: shared by all replicas, counted every MODELGATE_METRICS_INTERVAL).',
       labelNames: ['backend'] as const,
@@ -80,6 +84,7 @@ export function createFamilies(sources: Sources) {
       },
     }),
     cacheSize: new Gauge({
+      aggregator: 'max',
       name: `${PREFIX}cache_size_bytes`,
       help: "Bytes the cached answers take as stored (compressed when MODELGATE_CACHE_COMPRESSION is on); for the memory backend, what each entry really takes (its 128-byte blocks, key and slots).",
       labelNames: ['backend'] as const,
@@ -92,6 +97,7 @@ export function createFamilies(sources: Sources) {
     retries: new Counter({ name: `${PREFIX}retries_total`, help: 'Repeated attempts on the same target, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
     fallbacks: new Counter({ name: `${PREFIX}fallbacks_total`, help: 'Moves to another candidate, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
     circuit: new Gauge({
+      aggregator: 'max',
       name: `${PREFIX}circuit_state`,
       help: "Each provider's circuit breaker: 1 for its current state, 0 for the others.",
       labelNames: ['provider', 'state'] as const,
@@ -105,8 +111,8 @@ export function createFamilies(sources: Sources) {
     }),
     circuitTransitions: new Counter({ name: `${PREFIX}circuit_transitions_total`, help: 'Circuit state changes, by provider and the state entered.', labelNames: ['provider', 'state'] as const, registers }),
     refusals: new Counter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
-    budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, registers }),
-    budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, registers }),
+    budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, aggregator: 'max', registers }),
+    budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, aggregator: 'max', registers }),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
     storeFallbacks: new Counter({
       name: `${PREFIX}store_fallbacks_total`,
@@ -123,6 +129,7 @@ export function createFamilies(sources: Sources) {
       },
     }),
     keysExpiringSoon: new Gauge({
+      aggregator: 'max',
       name: `${PREFIX}api_keys_expiring_soon`,
       help: 'Active API keys that expire within the next 7 days (refreshed every minute and on every key change).',
       registers,
