@@ -86,9 +86,24 @@ t.test('two workers share one rate limit and one revocation, and SIGTERM stops b
     t.match(scrape.text, /^modelgate_refusals_total\{reason="auth"\} 4$/m);
   }
 
+  // A worker that dies takes no counts with it: Prometheus would read a lower total as a reset.
+  const pids = gateway.logs.find((line) => line.msg === 'workers listening')!.pids as number[];
+  process.kill(pids[0]!, 'SIGKILL');
+  for (let waited = 0; !gateway.logs.some((line) => line.msg === 'a worker exited unexpectedly; starting another'); waited += 50) {
+    if (waited > 10_000) throw new Error('the killed worker was not noticed');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const after = await fresh(gateway.url.replace(/\/v1$/, ''), '/metrics', GATEWAY_KEY);
+  t.match(after.text, /^modelgate_refusals_total\{reason="auth"\} 4$/m, 'the dead worker\'s counts stay in the sum');
+  t.match(after.text, /^modelgate_refusals_total\{reason="rate_limit"\} 1$/m);
+  for (let waited = 0; !gateway.logs.some((line) => line.msg === 'modelgate listening' && line.worker === 3); waited += 50) {
+    if (waited > 20_000) throw new Error('no worker replaced the killed one');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
   await gateway.stop('SIGTERM');
   t.same(await gateway.exited, { code: 0, signal: null });
-  t.equal(gateway.logs.filter((line) => line.msg === 'shutting down' && line.worker !== undefined).length, 2, 'both workers shut down gracefully');
+  t.equal(gateway.logs.filter((line) => line.msg === 'shutting down' && line.worker !== undefined).length, 2, 'both workers (the replacement among them) shut down gracefully');
 });
 
 t.test('two workers with the embedded store stop the start with status 1 naming the settings', async (t) => {
