@@ -11,6 +11,8 @@ import type { TtftReport } from './ttft.js';
 
 export interface Measured {
   stats: Stats;
+  /** The machine's 1-minute load average when the run started. */
+  loadBefore: number;
   cacheHitCpu: number;
   /** The gateways' largest RSS after a measurement, MB. */
   rss: number;
@@ -21,6 +23,8 @@ interface Baseline {
   commit: string;
   date: string;
   node: string;
+  /** The machine's 1-minute load average when the run started. */
+  load: number;
   /** Gateway CPU µs per request, by scenario. */
   cpu: Record<string, number>;
 }
@@ -103,7 +107,7 @@ export function compareWithBaseline(m: Measured): void {
   if (!baseline) return console.log('\nno bench/baseline.json: nothing to compare with (BENCH_RECORD=1 records this run)');
   const now = cpuByScenario(m);
   const changes: string[] = [];
-  console.log(`\ngateway CPU per request against the recorded run ${baseline.commit} (${baseline.date}):`);
+  console.log(`\ngateway CPU per request against the recorded run ${baseline.commit} (${baseline.date}, machine load ${baseline.load} then, ${m.loadBefore.toFixed(1)} now):`);
   for (const [scenario, before] of Object.entries(baseline.cpu)) {
     const after = now[scenario];
     if (after === undefined) continue;
@@ -122,7 +126,7 @@ export function record(m: Measured): void {
   const commit = git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no') === '' ? '' : '+uncommitted');
   const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
   const cpu = cpuByScenario(m);
-  writeFileSync(BASELINE, `${JSON.stringify({ commit, date, node: process.version, cpu } satisfies Baseline, null, 2)}\n`);
+  writeFileSync(BASELINE, `${JSON.stringify({ commit, date, node: process.version, load: Number(m.loadBefore.toFixed(1)), cpu } satisfies Baseline, null, 2)}\n`);
 
   const withRatio = (scenario: string, mode: string) => {
     const r = ratio(m, mode, 'gateway', 'passthrough');
@@ -130,7 +134,7 @@ export function record(m: Measured): void {
   };
   const redis = cpu['redis-json-50'] && cpu['json-50'] ? (cpu['redis-json-50'] / cpu['json-50']).toFixed(2) : '—';
   const ttft = ttftAdded(m);
-  const row = `| ${date} | ${commit} | ${withRatio('json-50', 'json/50')} | ${withRatio('json-1', 'json/1')} | ${withRatio('stream-50', 'stream/50')} | ${withRatio('stream-1', 'stream/1')} | ${cpu['cache-hit']} | ${redis} | ${ttft ? `${ttft.ttft50.toFixed(3)} / ${ttft.ttft99.toFixed(3)}` : '—'} | ${m.rss.toFixed(0)} |`;
+  const row = `| ${date} | ${commit} | ${withRatio('json-50', 'json/50')} | ${withRatio('json-1', 'json/1')} | ${withRatio('stream-50', 'stream/50')} | ${withRatio('stream-1', 'stream/1')} | ${cpu['cache-hit']} | ${redis} | ${ttft ? `${ttft.ttft50.toFixed(3)} / ${ttft.ttft99.toFixed(3)}` : '—'} | ${m.rss.toFixed(0)} | ${m.loadBefore.toFixed(1)} |`;
   const lines = readFileSync(LOG, 'utf8').split('\n');
   const heading = lines.indexOf(LOG_HEADING);
   if (heading === -1) throw new Error(`docs/benchmarks.md has no "${LOG_HEADING}" section`);

@@ -15,7 +15,7 @@
 // BENCH_RECORD=1 records a whole run as the new baseline.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
@@ -121,6 +121,8 @@ interface Row {
 }
 
 async function main() {
+  // Other work on the machine inflates every number (CPU per request too): the run says how busy it was.
+  const loadBefore = loadavg()[0]!;
   if (pin) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
   // BENCH_ONLY=json:50,ttft (or stream:1, …) runs only those.
   const only = process.env.BENCH_ONLY?.split(',');
@@ -212,6 +214,7 @@ async function main() {
     redis.disconnect();
   }
   const stats = report(rows);
+  console.log(`machine load (1-minute average) when the run started: ${loadBefore.toFixed(1)} on ${cpus().length} cores`);
   console.log(
     `\ncache hits (the same request repeated, 1 connection): gateway p50 ${hits.p50.toFixed(3)} ms, ${hits.cpu.toFixed(0)} µs CPU/req; ` +
       `${hits.hits} of ${hits.requests} answered from the cache (modelgate_cache_hits_total)`,
@@ -220,7 +223,7 @@ async function main() {
   if (hitsWhileMeasuring > 0) process.exitCode = 1;
   if (ttft) printTtft(ttft, TTFT_REQUESTS);
 
-  const measured: Measured = { stats, cacheHitCpu: hits.cpu, rss: Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rss)), ttft };
+  const measured: Measured = { stats, loadBefore, cacheHitCpu: hits.cpu, rss: Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rss)), ttft };
   printTargets(measured);
   compareWithBaseline(measured);
   if (process.env.BENCH_RECORD === '1') {
