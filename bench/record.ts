@@ -6,8 +6,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../core/paths.js';
-import type { Stats } from './run.js';
 import type { TtftReport } from './ttft.js';
+
+/** Per scenario and target ("json/50/gateway"): req/s, p50 ms, CPU µs per request. */
+export type Stats = Map<string, { rps: number; p50: number; cpu: number }>;
 
 export interface Measured {
   stats: Stats;

@@ -23,7 +23,7 @@ import { load, nextSequence, percentile } from './load.js';
 import { projectRoot } from '../core/paths.js';
 import { printEstimatorCost } from './tokens.js';
 import { measureTtft, printTtft, type TtftReport } from './ttft.js';
-import { compareWithBaseline, printTargets, record, type Measured } from './record.js';
+import { compareWithBaseline, printTargets, record, type Measured, type Stats } from './record.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARMUP = Math.min(1500, DURATION / 2);
@@ -252,9 +252,6 @@ async function cacheHits(gateway: { port: number; pid: number; path: string; hea
   const sorted = Float64Array.from(result.latenciesMs).sort();
   return { requests: result.requests, p50: percentile(sorted, 0.5), cpu, hits: (await counted()) - hitsBefore };
 }
-
-/** Per scenario and target ("json/50/gateway"): req/s, p50 ms, CPU µs per request. */
-export type Stats = Map<string, { rps: number; p50: number; cpu: number }>;
 
 function report(rows: Row[]): Stats {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
