@@ -114,7 +114,7 @@ export function compareWithBaseline(m: Measured): void {
     const after = now[scenario];
     if (after === undefined) continue;
     const change = (after - before) / before;
-    const line = `${scenario} CPU ${change >= 0 ? '+' : ''}${(change * 100).toFixed(0)}% vs ${baseline.commit} (${before} → ${after} µs/req)`;
+    const line = `${scenario} CPU ${change >= 0 ? '+' : ''}${(change * 100).toFixed(1)}% vs ${baseline.commit} (${before} → ${after} µs/req)`;
     if (change > REGRESSION) console.log(`REGRESSION: ${line}`);
     else changes.push(line);
   }
