@@ -25,6 +25,11 @@ export interface LoadOptions {
 /** Shared by every call: a later measurement must not repeat the bodies an earlier one sent. */
 let sequence = 0;
 
+/** The next request number: for a body built outside load() that must not repeat either. */
+export function nextSequence(): number {
+  return sequence++;
+}
+
 export async function load(options: LoadOptions): Promise<LoadResult> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const latencies: number[] = [];
@@ -34,7 +39,7 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 
   const one = () =>
     new Promise<void>((resolve) => {
-      const body = options.body(sequence++);
+      const body = options.body(nextSequence());
       const t0 = performance.now();
       const req = http.request(
         {

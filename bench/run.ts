@@ -2,25 +2,34 @@
 // bare http-proxy pass-through, and the gateway with its whole pipeline (auth on; every limit,
 // cache and metrics plugin active but sized not to refuse, and each request unique so the cache
 // misses). At 50 and 1 connections, non-stream and stream. Reports req/s, p50/p99, added latency,
-// CPU time per request of the measured process (from /proc), RSS, and the ratios; then the
-// prompt-token estimator's CPU per KB of text (bench/tokens.ts). The load
+// CPU time per request of the measured process (from /proc), RSS, and the ratios; a second gateway
+// on MODELGATE_STORE=redis (json, 50 connections; its keys under a prefix of its own, deleted at
+// the end); the cache hit; time to first token on paced streams (bench/ttft.ts); the issue-16
+// targets, met or not, and the CPU per request against the last recorded run (bench/record.ts);
+// then the prompt-token estimator's CPU per KB of text (bench/tokens.ts). The load
 // generator is pinned to core 0, the servers to core 1 (taskset); targets alternate A B C A B C
 // after a warm-up (3 s per target and mode at 50 connections before anything is measured, then
 // 1.5 s before each measurement). BENCH_DURATION_MS (default 4000), BENCH_ROUNDS (default 2) and
-// BENCH_WARMUP_MS tune it.
+// BENCH_WARMUP_MS tune it; BENCH_TTFT_REQUESTS (default 150) paced streams per target;
+// BENCH_ONLY=json:50,ttft (any of json:50 json:1 stream:50 stream:1 ttft) runs only those;
+// BENCH_RECORD=1 records a whole run as the new baseline.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir, cpus } from 'node:os';
+import { tmpdir, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { load, percentile } from './load.js';
+import { Redis } from 'ioredis';
+import { load, nextSequence, percentile } from './load.js';
 import { projectRoot } from '../core/paths.js';
 import { printEstimatorCost } from './tokens.js';
+import { measureTtft, printTtft, type TtftReport } from './ttft.js';
+import { compareWithBaseline, printTargets, record, type Measured, type Stats } from './record.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARMUP = Math.min(1500, DURATION / 2);
 const GLOBAL_WARMUP = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const TTFT_REQUESTS = Number(process.env.BENCH_TTFT_REQUESTS ?? 150);
 const KEY = 'uc_bench_0123456789abcdef';
 /** The flags `npm start` and the Docker image run the gateway with (package.json "start"). */
 const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean);
@@ -60,17 +69,44 @@ function rssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-const body = (stream: boolean) => (sequence: number) =>
+const body = (stream: boolean, paced?: number) => (sequence: number) =>
   JSON.stringify({
     model: 'gpt-4o-mini',
     messages: [
       { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
-      { role: 'user', content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.` },
+      {
+        role: 'user',
+        content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.${paced === undefined ? '' : ` paced ${paced}`}`,
+      },
     ],
     max_tokens: 64,
     temperature: 0.2,
     ...(stream ? { stream: true } : {}),
   });
+
+/** A Redis for the second gateway, if one answers (REDIS_URL, or localhost:6379). */
+async function reachableRedis(): Promise<Redis | undefined> {
+  const options = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null };
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, options) : new Redis(options);
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch {
+    redis.disconnect();
+    return undefined;
+  }
+}
+
+/** Deletes the keys one run wrote under its own prefix. */
+async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  }
+  return deleted;
+}
 
 interface Row {
   target: string;
@@ -85,16 +121,20 @@ interface Row {
 }
 
 async function main() {
+  // Other work on the machine inflates every number (CPU per request too): the run says how busy it was.
+  const loadBefore = loadavg()[0]!;
   if (pin) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+  // BENCH_ONLY=json:50,ttft (or stream:1, …) runs only those.
+  const only = process.env.BENCH_ONLY?.split(',');
+  const runs = (name: string) => !only || only.includes(name);
   const upstream = start(['dist/bench/upstream.js']);
   const upstreamPort = await upstream.port;
   const passthrough = start(['dist/bench/passthrough.js', `http://127.0.0.1:${upstreamPort}`]);
-  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], {
+  const gatewayEnv = {
     MODELGATE_API_KEY: KEY,
     MODELGATE_HOST: '127.0.0.1',
     MODELGATE_PORT: '0',
     MODELGATE_LOG_LEVEL: 'info',
-    MODELGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'modelgate-bench-')),
     OPENAI_API_KEY: 'sk-bench',
     OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
     // Every plugin stays on, sized so none refuses a benchmark request.
@@ -107,32 +147,42 @@ async function main() {
     MODELGATE_MONTHLY_COST_LIMIT: '1000000',
     // BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures the pipeline without a plugin.
     ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
-  });
+  };
+  const dataDir = () => mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
+  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv, MODELGATE_DATA_DIR: dataDir() });
+  // The same gateway on Redis, for the json:50 scenario only; its keys under a prefix of this run's.
+  const redis = runs('json:50') ? await reachableRedis() : undefined;
+  const redisPrefix = `modelgate-bench-${process.pid}-${Date.now()}:`;
+  const redisGateway = redis && start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv, MODELGATE_DATA_DIR: dataDir(), MODELGATE_STORE: 'redis', REDIS_KEY_PREFIX: redisPrefix });
+  if (runs('json:50') && !redis) console.log('Redis not reachable (REDIS_URL or localhost:6379): MODELGATE_STORE=redis not measured');
+  const gatewayHeaders = { authorization: `Bearer ${KEY}` };
   const targets = [
-    { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {} },
-    { name: 'passthrough', port: await passthrough.port, pid: passthrough.child.pid!, path: '/v1/chat/completions', headers: {} },
-    { name: 'gateway', port: await gateway.port, pid: gateway.child.pid!, path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` } },
+    { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {}, only: undefined },
+    { name: 'passthrough', port: await passthrough.port, pid: passthrough.child.pid!, path: '/v1/chat/completions', headers: {}, only: undefined },
+    { name: 'gateway', port: await gateway.port, pid: gateway.child.pid!, path: '/v1/chat/completions', headers: gatewayHeaders, only: undefined },
+    ...(redisGateway
+      ? [{ name: 'gateway-redis', port: await redisGateway.port, pid: redisGateway.child.pid!, path: '/v1/chat/completions', headers: gatewayHeaders, only: 'json:50' }]
+      : []),
   ];
 
-  // BENCH_ONLY=json:50 (or stream:1, …) runs one scenario.
-  const only = process.env.BENCH_ONLY;
   const scenarios = [
     { connections: 50, stream: false },
     { connections: 1, stream: false },
     { connections: 50, stream: true },
     { connections: 1, stream: true },
-  ].filter((s) => !only || only === `${s.stream ? 'stream' : 'json'}:${s.connections}`);
+  ].filter((s) => runs(`${s.stream ? 'stream' : 'json'}:${s.connections}`));
   const rows: Row[] = [];
   // Steady state first: every target is warmed (JIT, pools, caches) before any scenario is measured,
   // so the order of scenarios does not favour the ones that run later.
   for (const target of targets) {
-    for (const stream of [false, true]) {
+    for (const stream of target.only ? [false] : [false, true]) {
       await load({ port: target.port, path: target.path, headers: target.headers as Record<string, string>, body: body(stream), connections: 50, durationMs: GLOBAL_WARMUP });
     }
   }
   for (const scenario of scenarios) {
+    const name = `${scenario.stream ? 'stream' : 'json'}:${scenario.connections}`;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const target of targets) {
+      for (const target of targets.filter((t) => !t.only || t.only === name)) {
         const options = { port: target.port, path: target.path, headers: target.headers as Record<string, string>, body: body(scenario.stream), connections: scenario.connections };
         await load({ ...options, durationMs: WARMUP });
         const cpuBefore = cpuMs(target.pid);
@@ -152,14 +202,34 @@ async function main() {
   // Every measured request was unique: a hit here would mean the gateway rows mix in cache answers.
   const hitsWhileMeasuring = await cacheHitCount(targets[2]!.port);
   const hits = await cacheHits(targets[2]!);
-  for (const child of [upstream.child, passthrough.child, gateway.child]) child.kill('SIGTERM');
-  report(rows);
+  let ttft: TtftReport | undefined;
+  if (runs('ttft')) {
+    const streamTargets = targets.filter((t) => !t.only).map(({ name, port, path, headers }) => ({ name, port, path, headers: headers as Record<string, string> }));
+    ttft = await measureTtft(streamTargets, (seed) => body(true, seed)(nextSequence()), 30, TTFT_REQUESTS);
+  }
+  for (const child of [upstream.child, passthrough.child, gateway.child, redisGateway?.child]) child?.kill('SIGTERM');
+  if (redis) {
+    const deleted = await deleteKeys(redis, redisPrefix);
+    console.log(`\nRedis: deleted the run's ${deleted} keys under ${redisPrefix}`);
+    redis.disconnect();
+  }
+  const stats = report(rows);
+  console.log(`machine load (1-minute average) when the run started: ${loadBefore.toFixed(1)} on ${cpus().length} cores`);
   console.log(
     `\ncache hits (the same request repeated, 1 connection): gateway p50 ${hits.p50.toFixed(3)} ms, ${hits.cpu.toFixed(0)} µs CPU/req; ` +
       `${hits.hits} of ${hits.requests} answered from the cache (modelgate_cache_hits_total)`,
   );
   console.log(`cache hits during the measurements above: ${hitsWhileMeasuring} (every request there is unique: each is a miss that stores its answer)`);
   if (hitsWhileMeasuring > 0) process.exitCode = 1;
+  if (ttft) printTtft(ttft, TTFT_REQUESTS);
+
+  const measured: Measured = { stats, loadBefore, cacheHitCpu: hits.cpu, rss: Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rss)), ttft };
+  printTargets(measured);
+  compareWithBaseline(measured);
+  if (process.env.BENCH_RECORD === '1') {
+    if (only) console.log('\nBENCH_RECORD ignored: only a whole run is recorded (BENCH_ONLY is set)');
+    else record(measured);
+  }
   printEstimatorCost();
 }
 
@@ -183,22 +253,23 @@ async function cacheHits(gateway: { port: number; pid: number; path: string; hea
   return { requests: result.requests, p50: percentile(sorted, 0.5), cpu, hits: (await counted()) - hitsBefore };
 }
 
-function report(rows: Row[]) {
+function report(rows: Row[]): Stats {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`\nmodelgate benchmark — ${new Date().toISOString()} — node ${process.version} — ${cpus().length} × ${cpu}`);
   console.log(`${pin ? 'load generator on core 0, servers on core 1' : 'not pinned (taskset unavailable or one core)'}; ${ROUNDS} rounds × ${DURATION} ms per target, alternating\n`);
   console.log('| mode | conns | target | req/s | p50 ms | p99 ms | added p50 ms | CPU µs/req | RSS MB | errors |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
-  const stats = new Map<string, { rps: number; p50: number; cpu: number }>();
+  const stats: Stats = new Map();
+  const key = (row: Row, target = row.target) => `${row.stream ? 'stream' : 'json'}/${row.connections}/${target}`;
   for (const row of rows) {
     const sorted = Float64Array.from(row.latencies).sort();
     const rps = row.requests / row.seconds;
     const p50 = percentile(sorted, 0.5);
-    stats.set(`${row.stream}/${row.connections}/${row.target}`, { rps, p50, cpu: (row.cpuMs * 1000) / row.requests });
+    stats.set(key(row), { rps, p50, cpu: (row.cpuMs * 1000) / row.requests });
   }
   for (const row of rows) {
-    const s = stats.get(`${row.stream}/${row.connections}/${row.target}`)!;
-    const direct = stats.get(`${row.stream}/${row.connections}/direct`)!;
+    const s = stats.get(key(row))!;
+    const direct = stats.get(key(row, 'direct'))!;
     const sorted = Float64Array.from(row.latencies).sort();
     console.log(
       `| ${row.stream ? 'stream' : 'json'} | ${row.connections} | ${row.target} | ${s.rps.toFixed(0)} | ${s.p50.toFixed(3)} | ${percentile(sorted, 0.99).toFixed(3)} | ${row.target === 'direct' ? '—' : (s.p50 - direct.p50).toFixed(3)} | ${s.cpu.toFixed(0)} | ${row.rss.toFixed(0)} | ${row.errors} |`,
@@ -208,16 +279,18 @@ function report(rows: Row[]) {
   console.log('|---|---|---|---|---|---|');
   for (const stream of [false, true]) {
     for (const connections of [50, 1]) {
-      if (!stats.has(`${stream}/${connections}/gateway`)) continue;
-      const key = (target: string) => stats.get(`${stream}/${connections}/${target}`)!;
+      const mode = stream ? 'stream' : 'json';
+      if (!stats.has(`${mode}/${connections}/gateway`)) continue;
+      const key = (target: string) => stats.get(`${mode}/${connections}/${target}`)!;
       const g = key('gateway');
       const p = key('passthrough');
       const d = key('direct');
       console.log(
-        `| ${stream ? 'stream' : 'json'} | ${connections} | ${(g.rps / p.rps).toFixed(2)} | ${(g.rps / d.rps).toFixed(2)} | ${(g.cpu / p.cpu).toFixed(2)} | ${(g.p50 - p.p50).toFixed(3)} |`,
+        `| ${mode} | ${connections} | ${(g.rps / p.rps).toFixed(2)} | ${(g.rps / d.rps).toFixed(2)} | ${(g.cpu / p.cpu).toFixed(2)} | ${(g.p50 - p.p50).toFixed(3)} |`,
       );
     }
   }
+  return stats;
 }
 
 main().catch((error: unknown) => {

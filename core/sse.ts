@@ -166,10 +166,13 @@ export class SseWriter {
     return !this.ended && !this.res.destroyed && this.res.writable;
   }
 
-  /** Header values that are not printable ASCII are percent-encoded (see core/respond.ts headerValue). */
+  /**
+   * Header values that are not printable ASCII are percent-encoded (see core/respond.ts headerValue).
+   * The headers are not flushed on their own: every caller writes its first event in the same tick,
+   * and Node sends them together in one write (a write of their own cost the first token ~0.1 ms).
+   */
   start(status: number, headers: OutgoingHttpHeaders): void {
     this.res.writeHead(status, writableHeaders({ ...headers, ...SSE_HEADERS }));
-    this.res.flushHeaders();
   }
 
   /** One event; `payload` is a JSON value or an already serialized JSON string. */

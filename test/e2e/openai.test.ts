@@ -84,6 +84,35 @@ t.test('a stream arrives chunk by chunk, every chunk schema-valid, usage only wh
   t.equal(last.usage?.total_tokens, 32);
 });
 
+t.test('each chunk reaches the client before the provider sends the next: none is held back', async (t) => {
+  // The provider sends a content chunk only once the client holds the one before: a gateway that
+  // buffered a chunk (waiting for more bytes, for the next event, for a timer) would never see the
+  // stream end, and the test would time out.
+  const words = ['The', ' capital', ' of', ' France', ' is', ' Paris', '.'];
+  const received: string[] = [];
+  let arrived: () => void = () => {};
+  upstream.next(async (_request, res) => {
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-x', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o-mini', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chunk({ role: 'assistant', content: '' }));
+    for (const word of words) {
+      const held = new Promise<void>((resolve) => (arrived = resolve));
+      res.write(chunk({ content: word }));
+      await held;
+    }
+    res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+  });
+  const stream = await gateway.client().chat.completions.create({ ...request, stream: true });
+  for await (const chunk of stream) {
+    const content = chunk.choices[0]?.delta.content;
+    if (!content) continue;
+    received.push(content);
+    arrived();
+  }
+  t.same(received, words, 'every chunk, in order, each before the provider wrote the next');
+});
+
 t.test('an upstream error event after the first content reaches the SDK as an APIError', async (t) => {
   upstream.next(sse(fixture('openai/stream-error.sse'), { delayMs: 250 }));
   const stream = await gateway.client().chat.completions.create({ ...request, stream: true });
