@@ -11,78 +11,24 @@
 // after a warm-up (3 s per target and mode at 50 connections before anything is measured, then
 // 1.5 s before each measurement). BENCH_DURATION_MS (default 4000), BENCH_ROUNDS (default 2) and
 // BENCH_WARMUP_MS tune it; BENCH_TTFT_REQUESTS (default 150) paced streams per target;
-// BENCH_ONLY=json:50,ttft (any of json:50 json:1 stream:50 stream:1 ttft) runs only those;
+// the gateway on 1 and 2 workers (bench/workers.ts); BENCH_ONLY=json:50,ttft (any of json:50 json:1
+// stream:50 stream:1 ttft workers) runs only those;
 // BENCH_RECORD=1 records a whole run as the new baseline.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir, cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { spawnSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { Redis } from 'ioredis';
 import { load, nextSequence, percentile } from './load.js';
-import { projectRoot } from '../core/paths.js';
 import { printEstimatorCost } from './tokens.js';
 import { measureTtft, printTtft, type TtftReport } from './ttft.js';
+import { benchWorkers } from './workers.js';
 import { compareWithBaseline, printTargets, record, type Measured, type Stats } from './record.js';
+import { BENCH_KEY, benchBody as body, cpuMs, GATEWAY_NODE_FLAGS, gatewayEnv, pinned as pin, rssMb, startServer as start } from './servers.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARMUP = Math.min(1500, DURATION / 2);
 const GLOBAL_WARMUP = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TTFT_REQUESTS = Number(process.env.BENCH_TTFT_REQUESTS ?? 150);
-const KEY = 'uc_bench_0123456789abcdef';
-/** The flags `npm start` and the Docker image run the gateway with (package.json "start"). */
-const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean);
-const pin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
-
-function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; port: Promise<number> } {
-  const command = pin ? 'taskset' : process.execPath;
-  const argv = pin ? ['-c', '1', process.execPath, ...args] : args;
-  const child = spawn(command, argv, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (/^\d+$/.test(line)) return resolve(Number(line));
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'modelgate listening') resolve(Number(new URL(entry.url!).port));
-      } catch {
-        // other output
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args.at(-1)} exited with ${code}`)));
-  });
-  // A server that dies at boot ends the benchmark at once instead of leaving it waiting.
-  port.catch((error: Error) => {
-    console.error(error.message);
-    process.exit(1);
-  });
-  return { child, port };
-}
-
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in ticks of 10 ms
-}
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
-}
-
-const body = (stream: boolean, paced?: number) => (sequence: number) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [
-      { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
-      {
-        role: 'user',
-        content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.${paced === undefined ? '' : ` paced ${paced}`}`,
-      },
-    ],
-    max_tokens: 64,
-    temperature: 0.2,
-    ...(stream ? { stream: true } : {}),
-  });
 
 /** A Redis for the second gateway, if one answers (REDIS_URL, or localhost:6379). */
 async function reachableRedis(): Promise<Redis | undefined> {
@@ -130,32 +76,13 @@ async function main() {
   const upstream = start(['dist/bench/upstream.js']);
   const upstreamPort = await upstream.port;
   const passthrough = start(['dist/bench/passthrough.js', `http://127.0.0.1:${upstreamPort}`]);
-  const gatewayEnv = {
-    MODELGATE_API_KEY: KEY,
-    MODELGATE_HOST: '127.0.0.1',
-    MODELGATE_PORT: '0',
-    MODELGATE_LOG_LEVEL: 'info',
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-    // Every plugin stays on, sized so none refuses a benchmark request.
-    MODELGATE_RATE_LIMIT_RPM: '100000000',
-    MODELGATE_RATE_LIMIT_RPH: '1000000000',
-    MODELGATE_RATE_LIMIT_BURST: '100000000',
-    MODELGATE_RATE_LIMIT_TPM: '100000000000',
-    MODELGATE_DAILY_COST_LIMIT: '1000000',
-    MODELGATE_WEEKLY_COST_LIMIT: '1000000',
-    MODELGATE_MONTHLY_COST_LIMIT: '1000000',
-    // BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures the pipeline without a plugin.
-    ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
-  };
-  const dataDir = () => mkdtempSync(join(tmpdir(), 'modelgate-bench-'));
-  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv, MODELGATE_DATA_DIR: dataDir() });
+  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], gatewayEnv(upstreamPort));
   // The same gateway on Redis, for the json:50 scenario only; its keys under a prefix of this run's.
   const redis = runs('json:50') ? await reachableRedis() : undefined;
   const redisPrefix = `modelgate-bench-${process.pid}-${Date.now()}:`;
-  const redisGateway = redis && start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv, MODELGATE_DATA_DIR: dataDir(), MODELGATE_STORE: 'redis', REDIS_KEY_PREFIX: redisPrefix });
+  const redisGateway = redis && start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv(upstreamPort), MODELGATE_STORE: 'redis', REDIS_KEY_PREFIX: redisPrefix });
   if (runs('json:50') && !redis) console.log('Redis not reachable (REDIS_URL or localhost:6379): MODELGATE_STORE=redis not measured');
-  const gatewayHeaders = { authorization: `Bearer ${KEY}` };
+  const gatewayHeaders = { authorization: `Bearer ${BENCH_KEY}` };
   const targets = [
     { name: 'direct', port: upstreamPort, pid: upstream.child.pid!, path: '/v1/chat/completions', headers: {}, only: undefined },
     { name: 'passthrough', port: await passthrough.port, pid: passthrough.child.pid!, path: '/v1/chat/completions', headers: {}, only: undefined },
@@ -230,6 +157,8 @@ async function main() {
     if (only) console.log('\nBENCH_RECORD ignored: only a whole run is recorded (BENCH_ONLY is set)');
     else record(measured);
   }
+  // Last, on its own servers (the ones above are stopped): the gateway on 1 and 2 workers.
+  if (runs('workers')) await benchWorkers();
   printEstimatorCost();
 }
 

@@ -8,6 +8,8 @@ import { createInterface } from 'node:readline';
 import { projectRoot } from '../core/paths.js';
 
 export const BENCH_KEY = 'uc_bench_0123456789abcdef';
+/** The flags `npm start` and the Docker image run the gateway with (package.json "start"). */
+export const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean);
 /** Load generator on core 0, servers on core 1, where the machine and taskset allow it. */
 export const pinned = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
 
@@ -46,13 +48,19 @@ export function rssMb(pid: number): number {
   return match ? Number(match[1]) / 1024 : NaN;
 }
 
-/** A ~300-byte chat request, unique per sequence number so the gateway's cache misses. */
-export const benchBody = (stream: boolean) => (sequence: number) =>
+/**
+ * A ~300-byte chat request, unique per sequence number so the gateway's cache misses; `paced` asks
+ * the fake upstream for a paced stream with that seed (bench/paced.ts).
+ */
+export const benchBody = (stream: boolean, paced?: number) => (sequence: number) =>
   JSON.stringify({
     model: 'gpt-4o-mini',
     messages: [
       { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
-      { role: 'user', content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.` },
+      {
+        role: 'user',
+        content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.${paced === undefined ? '' : ` paced ${paced}`}`,
+      },
     ],
     max_tokens: 64,
     temperature: 0.2,

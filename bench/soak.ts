@@ -7,57 +7,16 @@
 // SOAK_CONSTANT_MB (default 80: the gateway's own working set under this load, measured with the
 // cache off, docs/cache.md). Judged on the settled RSS (the median of the last third of the
 // samples); the peak is printed too. Exit status 1 when the settled RSS is above the limit.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createInterface } from 'node:readline';
+import { spawnSync } from 'node:child_process';
 import { load } from './load.js';
-import { projectRoot } from '../core/paths.js';
+import { BENCH_KEY, benchBody, GATEWAY_NODE_FLAGS, gatewayEnv, pinned as pin, rssMb, startServer as start } from './servers.js';
 
 const CACHE_MB = Number(process.env.SOAK_CACHE_MB ?? 20);
 const DURATION = Number(process.env.SOAK_DURATION_MS ?? 60_000);
 const SAMPLE = Number(process.env.SOAK_SAMPLE_MS ?? 5000);
 const CONSTANT_MB = Number(process.env.SOAK_CONSTANT_MB ?? 80);
 const STREAM = process.env.SOAK_STREAM === 'true';
-const KEY = 'uc_bench_0123456789abcdef';
-const GATEWAY_NODE_FLAGS = (process.env.BENCH_GATEWAY_FLAGS ?? '').split(' ').filter(Boolean);
-const pin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
-
-function start(args: string[], env: Record<string, string> = {}): { child: ChildProcess; port: Promise<number> } {
-  const command = pin ? 'taskset' : process.execPath;
-  const argv = pin ? ['-c', '1', process.execPath, ...args] : args;
-  const child = spawn(command, argv, { cwd: projectRoot, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = new Promise<number>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      if (/^\d+$/.test(line)) return resolve(Number(line));
-      try {
-        const entry = JSON.parse(line) as { msg?: string; url?: string };
-        if (entry.msg === 'modelgate listening') resolve(Number(new URL(entry.url!).port));
-      } catch {
-        // other output
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`${args.at(-1)} exited with ${code}`)));
-  });
-  return { child, port };
-}
-
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
-}
-
-const body = (sequence: number) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [
-      { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
-      { role: 'user', content: `What is the capital of France? Answer in one short sentence, please. Soak request ${String(sequence).padStart(9, '0')}.` },
-    ],
-    max_tokens: 64,
-    ...(STREAM ? { stream: true } : {}),
-  });
+const body = benchBody(STREAM);
 
 async function cacheMetrics(port: number): Promise<{ bytes: number; entries: number; evictions: number }> {
   const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text());
@@ -69,24 +28,7 @@ async function main() {
   if (pin) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
   const upstream = start(['dist/bench/upstream.js']);
   const upstreamPort = await upstream.port;
-  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], {
-    MODELGATE_API_KEY: KEY,
-    MODELGATE_HOST: '127.0.0.1',
-    MODELGATE_PORT: '0',
-    MODELGATE_LOG_LEVEL: 'info',
-    MODELGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'modelgate-soak-')),
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-    MODELGATE_RATE_LIMIT_RPM: '100000000',
-    MODELGATE_RATE_LIMIT_RPH: '1000000000',
-    MODELGATE_RATE_LIMIT_BURST: '100000000',
-    MODELGATE_RATE_LIMIT_TPM: '100000000000',
-    MODELGATE_DAILY_COST_LIMIT: '1000000',
-    MODELGATE_WEEKLY_COST_LIMIT: '1000000',
-    MODELGATE_MONTHLY_COST_LIMIT: '1000000',
-    ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
-    MODELGATE_CACHE_MAX_SIZE: String(CACHE_MB),
-  });
+  const gateway = start([...GATEWAY_NODE_FLAGS, 'dist/core/main.js'], { ...gatewayEnv(upstreamPort), MODELGATE_CACHE_MAX_SIZE: String(CACHE_MB) });
   const port = await gateway.port;
   const pid = gateway.child.pid!;
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -100,7 +42,7 @@ async function main() {
   let sent = 0;
   const started = Date.now();
   while (Date.now() - started < DURATION) {
-    const result = await load({ port, path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body, connections: 50, durationMs: SAMPLE });
+    const result = await load({ port, path: '/v1/chat/completions', headers: { authorization: `Bearer ${BENCH_KEY}` }, body, connections: 50, durationMs: SAMPLE });
     sent += result.requests + result.errors;
     const rss = rssMb(pid);
     samples.push(rss);

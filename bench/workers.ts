@@ -12,17 +12,16 @@
 // a floor, not what 2 cores give a gateway that has them to itself. BENCH_DURATION_MS (default
 // 4000), BENCH_ROUNDS (default 2) tune it; the two gateways alternate (1 2 1 2) after a warm-up.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { load, percentile } from './load.js';
 import { projectRoot } from '../core/paths.js';
+import { BENCH_KEY, benchBody, gatewayEnv } from './servers.js';
 
-const KEY = 'uc_bench_0123456789abcdef';
 const CONNECTIONS = 50;
 const canPin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
 
@@ -106,40 +105,16 @@ function treeCpuMs(root: number): number {
   return (total * 1000) / 100; // ticks of 10 ms
 }
 
-const body = (sequence: number) =>
-  JSON.stringify({
-    model: 'gpt-4o-mini',
-    messages: [
-      { role: 'system', content: 'You are a concise assistant that answers geography questions.' },
-      { role: 'user', content: `What is the capital of France? Answer in one short sentence, please. Request ${String(sequence).padStart(8, '0')}.` },
-    ],
-    max_tokens: 64,
-    temperature: 0.2,
-  });
+const body = benchBody(false);
 
 /** The environment bench/run.ts gives its gateway (every plugin on, sized not to refuse), plus Redis and the workers. */
-function gatewayEnv(upstreamPort: number, prefix: string, workers: number, state: WorkersRow['state']): Record<string, string> {
+function workersEnv(upstreamPort: number, prefix: string, workers: number, state: WorkersRow['state']): Record<string, string> {
   return {
-    MODELGATE_API_KEY: KEY,
-    MODELGATE_HOST: '127.0.0.1',
-    MODELGATE_PORT: '0',
-    MODELGATE_LOG_LEVEL: 'info',
-    MODELGATE_DATA_DIR: mkdtempSync(join(tmpdir(), 'modelgate-bench-workers-')),
-    OPENAI_API_KEY: 'sk-bench',
-    OPENAI_BASE_URL: `http://127.0.0.1:${upstreamPort}/v1`,
-    MODELGATE_RATE_LIMIT_RPM: '100000000',
-    MODELGATE_RATE_LIMIT_RPH: '1000000000',
-    MODELGATE_RATE_LIMIT_BURST: '100000000',
-    MODELGATE_RATE_LIMIT_TPM: '100000000000',
-    MODELGATE_DAILY_COST_LIMIT: '1000000',
-    MODELGATE_WEEKLY_COST_LIMIT: '1000000',
-    MODELGATE_MONTHLY_COST_LIMIT: '1000000',
+    ...gatewayEnv(upstreamPort),
     MODELGATE_STORE: state,
     MODELGATE_CACHE_TYPE: state === 'redis' ? 'redis' : 'memory',
     REDIS_KEY_PREFIX: prefix,
     MODELGATE_WORKERS: String(workers),
-    // As in bench/run.ts: BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures without a plugin.
-    ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
   };
 }
 
@@ -175,14 +150,14 @@ export async function benchWorkers(options: WorkersOptions = {}): Promise<Worker
     children.push(upstream.child);
     const gateways: Array<Server & { workers: number; state: WorkersRow['state'] }> = [];
     for (const [workers, state] of [[1, 'embedded'], [1, 'redis'], [2, 'redis']] as const) {
-      const env = gatewayEnv(upstream.port, prefix, workers, state);
+      const env = workersEnv(upstream.port, prefix, workers, state);
       dataDirs.push(env.MODELGATE_DATA_DIR!);
       const server = await start(['dist/core/main.js'], env, workers);
       children.push(server.child);
       gateways.push({ ...server, workers, state });
     }
     const measured = new Map<(typeof gateways)[number], { requests: number; seconds: number; errors: number; latencies: number[]; cpuMs: number }>();
-    const run = (port: number, ms: number) => load({ port, path: '/v1/chat/completions', headers: { authorization: `Bearer ${KEY}` }, body, connections: CONNECTIONS, durationMs: ms });
+    const run = (port: number, ms: number) => load({ port, path: '/v1/chat/completions', headers: { authorization: `Bearer ${BENCH_KEY}` }, body, connections: CONNECTIONS, durationMs: ms });
     for (const gateway of gateways) await run(gateway.port, warmupMs * 2);
     for (let round = 0; round < rounds; round++) {
       for (const gateway of gateways) {
@@ -233,7 +208,7 @@ function report(result: WorkersResult, durationMs: number, rounds: number): void
   console.log(`\nmodelgate workers scaling — ${new Date().toISOString()} — node ${process.version} — ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}`);
   console.log(`json, ${CONNECTIONS} connections; ${rounds} rounds × ${durationMs} ms per gateway, alternating`);
   console.log(`${result.placement}\n`);
-  console.log('| workers | shared state | req/s | p50 ms | p99 ms | CPU µs/req (primary + workers) | errors |');
+  console.log('| workers | shared state | req/s | p50 ms | p99 ms | CPU µs/req (primary + workers; not redis-server\'s) | errors |');
   console.log('|---|---|---|---|---|---|---|');
   for (const row of result.rows) {
     console.log(`| ${row.workers} | ${row.state === 'redis' ? 'Redis' : 'embedded (defaults)'} | ${row.rps.toFixed(0)} | ${row.p50Ms.toFixed(3)} | ${row.p99Ms.toFixed(3)} | ${row.cpuUsPerRequest.toFixed(0)} | ${row.errors} |`);

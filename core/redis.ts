@@ -34,10 +34,9 @@ export function createRedis(settings: RedisSettings, logger: Logger): Redis {
     lazyConnect: false,
     connectTimeout: 2000,
     retryStrategy: (times: number) => Math.min(times * 200, 2000),
-    // Commands issued in the same tick (a request's rate limits, its budget script, the cache
-    // lookup; and those of concurrent requests) go out in one write and come back in one read,
-    // instead of a write and a read each.
-    enableAutoPipelining: true,
+    // No enableAutoPipelining: ioredis keeps one auto-pipeline in flight per connection, so a
+    // command issued meanwhile waits for the whole batch before its REDIS_COMMAND_TIMEOUT even
+    // starts (measured: 354 ms to time out at 200 against a Redis that stopped answering).
   };
   const redis = settings.REDIS_URL
     ? new LoopAwareRedis(settings.REDIS_URL, options)

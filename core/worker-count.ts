@@ -2,6 +2,7 @@
 // replicas on one machine, so what replicas share through Redis — rate counters, budgets, key
 // revocations (MODELGATE_STORE=redis) and the response cache (MODELGATE_CACHE_TYPE=redis) — must be
 // there, or each worker would enforce its own copy (docs/operations.md, "Workers").
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 
 /** The settings the decision reads (validated: MODELGATE_WORKERS matches its pattern). */
@@ -40,7 +41,26 @@ export function sharingProblems(settings: WorkerSettings, count: number): string
   return problems;
 }
 
-export function planWorkers(settings: WorkerSettings, cores = availableParallelism()): WorkerPlan {
+/**
+ * Cores this process may use: the CPUs it may run on, and no more than a cgroup v2 CPU quota allows
+ * (`docker run --cpus=2` on a 64-core host: 2, not 64 workers of ~150 MB each).
+ */
+export function usableCores(cpuMax = readCpuMax()): number {
+  const cores = availableParallelism();
+  const [quota, period] = (cpuMax ?? '').trim().split(/\s+/);
+  const limit = Number(quota) / Number(period);
+  return quota !== 'max' && Number.isFinite(limit) && limit > 0 ? Math.max(1, Math.min(cores, Math.ceil(limit))) : cores;
+}
+
+function readCpuMax(): string | undefined {
+  try {
+    return readFileSync('/sys/fs/cgroup/cpu.max', 'utf8');
+  } catch {
+    return undefined; // not cgroup v2, or not Linux
+  }
+}
+
+export function planWorkers(settings: WorkerSettings, cores = usableCores()): WorkerPlan {
   if (settings.MODELGATE_WORKERS !== 'auto') return { count: Number(settings.MODELGATE_WORKERS) };
   if (cores <= 1) return { count: 1 };
   // `auto` is the Docker image's default: an image started without Redis still starts, on one worker.

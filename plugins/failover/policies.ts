@@ -268,7 +268,14 @@ export class AttemptTimeout {
         reject(timedOut(provider, this.ms));
       }, this.ms);
       signal.addEventListener('abort', onAbort);
-      fn(inner.signal).then(
+      let running: Promise<T>;
+      try {
+        running = fn(inner.signal);
+      } catch (error) {
+        end();
+        return reject(error);
+      }
+      running.then(
         (value) => {
           if (settled) return; // too late: the caller has its timeout or abort already
           end();
