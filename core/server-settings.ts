@@ -27,7 +27,7 @@ export const serverSettings = defineSettings({
     pattern: '^(auto|[1-9][0-9]{0,2})$',
     hint: 'be a whole number from 1 to 999, or auto',
     description:
-      'Worker processes serving the one port (node:cluster), each a whole gateway. `auto`: one per core when the shared state is in Redis (MODELGATE_STORE=redis, and MODELGATE_CACHE_TYPE=redis unless the cache is off), else one. A number above 1 without that stops the start: N workers would each enforce limits, budgets and key revocations on their own. The Docker image sets `auto`. Connection bounds (MODELGATE_MAX_CONNECTIONS, _PER_IP) apply per worker.',
+      'Worker processes serving the one port (node:cluster), each a whole gateway. `auto`: one per core (capped by a container CPU quota) when the shared state is in Redis (MODELGATE_STORE=redis, and MODELGATE_CACHE_TYPE=redis unless the cache is off), else one. A number above 1 without that stops the start: N workers would each enforce limits, budgets and key revocations on their own. The Docker image sets `auto`. Connection bounds (MODELGATE_MAX_CONNECTIONS, _PER_IP) apply per worker.',
   },
   MODELGATE_SHUTDOWN_TIMEOUT: {
     type: 'integer',
