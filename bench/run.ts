@@ -16,43 +16,18 @@
 // BENCH_RECORD=1 records a whole run as the new baseline.
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
-import { Redis } from 'ioredis';
 import { load, nextSequence, percentile } from './load.js';
 import { printEstimatorCost } from './tokens.js';
 import { measureTtft, printTtft, type TtftReport } from './ttft.js';
 import { benchWorkers } from './workers.js';
 import { compareWithBaseline, printTargets, record, type Measured, type Stats } from './record.js';
-import { BENCH_KEY, benchBody as body, cpuMs, GATEWAY_NODE_FLAGS, gatewayEnv, pinned as pin, rssMb, startServer as start } from './servers.js';
+import { BENCH_KEY, benchBody as body, cpuMs, deleteKeys, GATEWAY_NODE_FLAGS, gatewayEnv, pinned as pin, reachableRedis, rssMb, startServer as start } from './servers.js';
 
 const DURATION = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARMUP = Math.min(1500, DURATION / 2);
 const GLOBAL_WARMUP = Number(process.env.BENCH_WARMUP_MS ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const TTFT_REQUESTS = Number(process.env.BENCH_TTFT_REQUESTS ?? 150);
-
-/** A Redis for the second gateway, if one answers (REDIS_URL, or localhost:6379). */
-async function reachableRedis(): Promise<Redis | undefined> {
-  const options = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null };
-  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, options) : new Redis(options);
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    await redis.ping();
-    return redis;
-  } catch {
-    redis.disconnect();
-    return undefined;
-  }
-}
-
-/** Deletes the keys one run wrote under its own prefix. */
-async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
-  let deleted = 0;
-  for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
-    if (keys.length > 0) deleted += await redis.del(...keys);
-  }
-  return deleted;
-}
 
 interface Row {
   target: string;

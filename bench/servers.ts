@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
 import { projectRoot } from '../core/paths.js';
 
 export const BENCH_KEY = 'uc_bench_0123456789abcdef';
@@ -87,4 +88,28 @@ export function gatewayEnv(upstreamPort: number): Record<string, string> {
     // BENCH_GATEWAY_ENV='{"MODELGATE_CACHE_ENABLED":"false"}' measures the pipeline without a plugin.
     ...(JSON.parse(process.env.BENCH_GATEWAY_ENV ?? '{}') as Record<string, string>),
   };
+}
+
+/** A Redis for the benchmark's Redis-backed gateways, if one answers (REDIS_URL, or localhost:6379). */
+export async function reachableRedis(): Promise<Redis | undefined> {
+  const options = { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 1000, retryStrategy: () => null };
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, options) : new Redis(options);
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+    return redis;
+  } catch {
+    redis.disconnect();
+    return undefined;
+  }
+}
+
+/** Deletes the keys one run wrote under its own prefix. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<number> {
+  let deleted = 0;
+  for await (const keys of redis.scanStream({ match: `${prefix}*`, count: 1000 }) as AsyncIterable<string[]>) {
+    if (keys.length > 0) deleted += await redis.del(...keys);
+  }
+  return deleted;
 }

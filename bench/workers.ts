@@ -17,10 +17,9 @@ import { cpus } from 'node:os';
 import { createInterface } from 'node:readline';
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { Redis } from 'ioredis';
 import { load, percentile } from './load.js';
 import { projectRoot } from '../core/paths.js';
-import { BENCH_KEY, benchBody, gatewayEnv } from './servers.js';
+import { BENCH_KEY, benchBody, deleteKeys, gatewayEnv, reachableRedis } from './servers.js';
 
 const CONNECTIONS = 50;
 const canPin = cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
@@ -118,18 +117,6 @@ function workersEnv(upstreamPort: number, prefix: string, workers: number, state
   };
 }
 
-async function deletePrefix(prefix: string): Promise<void> {
-  const redis = new Redis({ host: process.env.REDIS_HOST ?? '127.0.0.1', port: Number(process.env.REDIS_PORT ?? 6379), lazyConnect: true });
-  await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
-}
-
 function stopped(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -195,7 +182,9 @@ export async function benchWorkers(options: WorkersOptions = {}): Promise<Worker
   } finally {
     await Promise.all(children.map(stopped));
     for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-    await deletePrefix(prefix).catch((error: Error) => console.error(`bench: Redis keys under ${prefix} not deleted: ${error.message}`));
+    const redis = await reachableRedis();
+    if (redis) await deleteKeys(redis, prefix).finally(() => redis.disconnect());
+    else console.error(`bench: Redis keys under ${prefix} not deleted: Redis not reachable`);
   }
 }
 
