@@ -7,6 +7,7 @@
 // and client below the project's frames, timers) is shown by the library or Node module that did it.
 // BENCH_PROFILE_MODE=json (default) | stream | hit (the same request repeated: cache hits);
 // BENCH_PROFILE_TARGET=passthrough profiles the bare pass-through the same way.
+// A third table gives the project's functions with everything they called (BENCH_PROFILE_TOP rows, 40).
 // BENCH_PROFILE_OUT keeps the .cpuprofile (open it in Chrome DevTools).
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,6 +91,8 @@ function report(profile: CpuProfile, from: number, to: number, requests: number,
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const selfByFunction = new Map<string, number>();
   const byStage = new Map<string, number>();
+  /** Time with the function anywhere on the stack (counted once per sample): what a call costs with everything below it. */
+  const totalByFunction = new Map<string, number>();
   let busy = 0;
   let idle = 0;
   let time = profile.startTime;
@@ -115,6 +118,16 @@ function report(profile: CpuProfile, from: number, to: number, requests: number,
     }
     const key = owner ?? (here.name || frame.functionName);
     byStage.set(key, (byStage.get(key) ?? 0) + delta);
+    const seen = new Set<string>();
+    for (let id: number | undefined = node.id; id !== undefined; id = parent.get(id)) {
+      const call = byId.get(id)!.callFrame;
+      const at = place(call.url);
+      if (!at.own) continue;
+      const name = `${call.functionName || '(anonymous)'} ${at.name}:${call.lineNumber + 1}`;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      totalByFunction.set(name, (totalByFunction.get(name) ?? 0) + delta);
+    }
   }
   const perRequest = (us: number) => (us / requests).toFixed(1);
   const share = (us: number) => `${((100 * us) / busy).toFixed(1)}%`;
@@ -126,6 +139,9 @@ function report(profile: CpuProfile, from: number, to: number, requests: number,
   console.log('\n| function (self time) | µs/req | share |');
   console.log('|---|---|---|');
   for (const [name, us] of [...selfByFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`| ${name} | ${perRequest(us)} | ${share(us)} |`);
+  console.log('\n| project function (inclusive: everything it called) | µs/req | share |');
+  console.log('|---|---|---|');
+  for (const [name, us] of [...totalByFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(process.env.BENCH_PROFILE_TOP ?? 40))) console.log(`| ${name} | ${perRequest(us)} | ${share(us)} |`);
 }
 
 main().catch((error: unknown) => {

@@ -89,3 +89,34 @@ t.test('a Redis that stops answering still times out, near REDIS_COMMAND_TIMEOUT
   t.ok(took < 200 * 10, `busy loop: timed out after ${took.toFixed(0)} ms, within 10 × the timeout`);
 });
 
+
+/** Counts the system-call-level writes (write or writev) made on the connection's socket. */
+function countWrites(redis: ReturnType<typeof createRedis>): { count: number } {
+  const socket = redis.stream as unknown as { _write: (...args: unknown[]) => void; _writev: (...args: unknown[]) => void };
+  const counter = { count: 0 };
+  const write = socket._write.bind(socket);
+  const writev = socket._writev.bind(socket);
+  socket._write = (...args) => (counter.count++, write(...args));
+  socket._writev = (...args) => (counter.count++, writev(...args));
+  return counter;
+}
+
+t.test('the commands issued in one turn of the event loop leave in one write, and each is answered', async (t) => {
+  const redis = createRedis(settings(REDIS_PORT), logger);
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  const key = 'cork-test';
+  t.teardown(() => redis.del(key));
+  const writes = countWrites(redis);
+  // Some issued at once, more from promise reactions of the same turn (as a request's steps do).
+  const first = [redis.set(key, '1'), redis.incr(key), redis.incr(key)];
+  const later = Promise.resolve().then(() => [redis.incr(key), redis.get(key)]);
+  const replies = await Promise.all([...first, ...(await later)]);
+  t.same(replies, ['OK', 2, 3, 4, '4'], 'in the order issued');
+  t.equal(writes.count, 1, 'five commands, one write');
+
+  // The next turn's commands are not held back by the earlier batch: they leave in their own write.
+  const before = writes.count;
+  t.equal(await redis.incr(key), 5);
+  t.equal(writes.count, before + 1);
+});
