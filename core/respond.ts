@@ -40,9 +40,14 @@ export function sendJson(ctx: RequestContext, status: number, body: unknown, hea
 
 /** Writes `body` as JSON; returns what was written (undefined when the response was already sent or gone). */
 function writeJson(ctx: RequestContext, status: number, body: unknown, headers: OutgoingHttpHeaders): string | undefined {
-  const res = ctx.res;
-  if (res.headersSent || res.destroyed) return undefined;
+  if (ctx.res.headersSent || ctx.res.destroyed) return undefined;
   const payload = JSON.stringify(body);
+  writePayload(ctx, status, payload, headers);
+  return payload;
+}
+
+function writePayload(ctx: RequestContext, status: number, payload: string | Buffer, headers: OutgoingHttpHeaders): void {
+  const res = ctx.res;
   ctx.status = status;
   res.writeHead(
     status,
@@ -54,9 +59,14 @@ function writeJson(ctx: RequestContext, status: number, body: unknown, headers: 
     }),
   );
   res.end(payload);
-  return payload;
 }
 
 export function sendCompletion(ctx: RequestContext, completion: ChatCompletion): void {
   ctx.outcome.completionJson = writeJson(ctx, 200, completion, outcomeHeaders(ctx));
+}
+
+/** A completion already serialized (a cache hit's stored bytes), written as it is. */
+export function sendCompletionBytes(ctx: RequestContext, json: Buffer): void {
+  if (ctx.res.headersSent || ctx.res.destroyed) return;
+  writePayload(ctx, 200, json, outcomeHeaders(ctx));
 }

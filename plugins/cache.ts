@@ -7,7 +7,7 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { waitUntilReady } from '../core/redis.js';
 import { GatewayError } from '../core/errors.js';
 import { bareModel } from '../core/catalog.js';
-import { baseHeaders, outcomeHeaders } from '../core/respond.js';
+import { baseHeaders, outcomeHeaders, sendCompletionBytes } from '../core/respond.js';
 import { answerStream, sendAnswer, sendEmbeddings } from '../core/answer.js';
 import type { RequestContext, Target } from '../core/context.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
@@ -16,7 +16,7 @@ import type { CacheBackend } from './cache/backend.js';
 import { memoryBackend } from './cache/memory.js';
 import { redisBackend } from './cache/redis.js';
 import { cacheKey } from './cache/key.js';
-import { decode, encode, type CachedAnswer } from './cache/entry.js';
+import { decode, encode, storedCompletion, type CachedAnswer, type StoredAnswer } from './cache/entry.js';
 import { asChunks, asCompletion, streamFinished } from './cache/replay.js';
 
 const settings = defineSettings({
@@ -113,7 +113,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       return { provider, model: deps.catalog.get(answer.provider, answer.model) ?? bareModel(answer.provider, answer.model) };
     }
 
-    async function serve(ctx: RequestContext, answer: CachedAnswer): Promise<void> {
+    async function serve(ctx: RequestContext, answer: StoredAnswer): Promise<void> {
       const outcome = ctx.outcome;
       outcome.cache = 'HIT';
       outcome.attempts = 0;
@@ -132,6 +132,14 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
         return;
       }
       if (!chat.stream) {
+        const bytes = answer.completionBytes;
+        if (bytes && !chat.responses) {
+          // The stored bytes are what the first client received: written as they are. The
+          // completion is parsed only if something reads it (a log line with MODELGATE_LOG_RESPONSES).
+          Object.defineProperty(outcome, 'completion', { get: () => storedCompletion(answer), enumerable: true, configurable: true });
+          sendCompletionBytes(ctx, bytes);
+          return;
+        }
         outcome.completion = asCompletion(answer);
         await sendAnswer(ctx, outcome.completion);
         return;

@@ -1,7 +1,12 @@
 // One cached answer and its stored bytes. A non-stream answer is kept as the completion, a streamed
 // one as its chunks (so a replay keeps the original chunking); either is replayed in both forms.
-// The first byte says how the JSON after it is stored — plain or brotli — so replicas with different
-// MODELGATE_CACHE_COMPRESSION settings still read each other's entries.
+// The first byte says how the rest is stored, so replicas with different MODELGATE_CACHE_COMPRESSION
+// settings still read each other's entries:
+//   0 / 1: the answer's JSON, plain / brotli (stored by earlier versions; still read);
+//   2 / 3: plain / brotli of [head length, 4 bytes BE][head JSON][completion JSON] — the completion
+//          as the client received it, kept apart so a hit writes those bytes as they are instead of
+//          parsing and serializing them again (the head holds the rest: provider, model, usage, cost).
+// An entry of a format a replica does not know reads as a miss (an older replica during an upgrade).
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { ChatChunk, ChatCompletion, Usage } from '../../core/chat-types.js';
 import type { EmbeddingsResponse } from '../../core/embeddings-types.js';
@@ -20,8 +25,17 @@ export interface CachedAnswer {
   embeddings?: EmbeddingsResponse;
 }
 
+/** A cached answer as read back: a completion stored apart comes as its bytes, parsed only when needed. */
+export interface StoredAnswer extends CachedAnswer {
+  /** The completion's JSON exactly as first sent (formats 2 and 3); `completion` is then undefined. */
+  completionBytes?: Buffer;
+}
+
 const PLAIN = 0;
 const BROTLI = 1;
+const PLAIN_SPLIT = 2;
+const BROTLI_SPLIT = 3;
+const HEAD_LENGTH_BYTES = 4;
 /**
  * Smaller answers are stored plain: a sync brotli call builds a zlib stream object and costs
  * ~15-40 µs of a miss's CPU whatever the size (docs/benchmarks.md: ~4% of the gateway's time when
@@ -37,12 +51,19 @@ export const COMPRESS_FROM_BYTES = 2048;
  * spliced in rather than serialized a second time.
  */
 export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string): Buffer {
-  const json = answerJson(answer, completionJson);
-  const length = Buffer.byteLength(json);
-  if (!compress || length < COMPRESS_FROM_BYTES) {
-    const out = Buffer.allocUnsafe(1 + length);
-    out[0] = PLAIN;
-    out.write(json, 1, 'utf8');
+  const split = answer.completion !== undefined && completionJson !== undefined;
+  const head = split ? headJson(answer) : JSON.stringify(answer);
+  const headBytes = Buffer.byteLength(head);
+  const length = split ? HEAD_LENGTH_BYTES + headBytes + Buffer.byteLength(completionJson) : headBytes;
+  const small = !compress || length < COMPRESS_FROM_BYTES;
+  const out = Buffer.allocUnsafe(small ? 1 + length : length);
+  // Written in place: into the entry itself, or into the buffer brotli reads (without the format byte).
+  let at = small ? 1 : 0;
+  if (split) at = out.writeUInt32BE(headBytes, at);
+  at += out.write(head, at, 'utf8');
+  if (split) out.write(completionJson, at, 'utf8');
+  if (small) {
+    out[0] = split ? PLAIN_SPLIT : PLAIN;
     return out;
   }
   // Encoding runs on the event loop after the response was sent, on every miss: quality 1 takes
@@ -50,30 +71,52 @@ export function encode(answer: CachedAnswer, compress: boolean, completionJson?:
   // (docs/benchmarks.md); quality 5 takes ~1.5x that for ~15% fewer bytes, the top qualities
   // milliseconds. It still shrinks JSON several times.
   const params = { [constants.BROTLI_PARAM_QUALITY]: 1, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT, [constants.BROTLI_PARAM_SIZE_HINT]: length };
-  const packed = brotliCompressSync(json, { params });
-  const out = Buffer.allocUnsafe(1 + packed.length);
-  out[0] = BROTLI;
-  packed.copy(out, 1);
-  return out;
+  const packed = brotliCompressSync(out, { params });
+  const entry = Buffer.allocUnsafe(1 + packed.length);
+  entry[0] = split ? BROTLI_SPLIT : BROTLI;
+  packed.copy(entry, 1);
+  return entry;
 }
 
-function answerJson(answer: CachedAnswer, completionJson: string | undefined): string {
-  if (!answer.completion || completionJson === undefined) return JSON.stringify(answer);
-  const { completion: _sent, ...rest } = answer;
-  const head = JSON.stringify(rest);
-  return `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"completion":${completionJson}}`;
+/** The answer without its completion, which is stored after it. */
+function headJson(answer: CachedAnswer): string {
+  const { completion: _stored, ...head } = answer;
+  return JSON.stringify(head);
 }
 
 /** Undefined for bytes that are not an entry (a foreign or corrupted value): treated as a miss. */
-export function decode(stored: Buffer): CachedAnswer | undefined {
+export function decode(stored: Buffer): StoredAnswer | undefined {
   try {
     const format = stored[0];
     const body = stored.subarray(1);
+    if (format === PLAIN_SPLIT || format === BROTLI_SPLIT) return split(format === BROTLI_SPLIT ? brotliDecompressSync(body) : body);
     const json = format === BROTLI ? brotliDecompressSync(body) : format === PLAIN ? body : undefined;
     if (!json) return undefined;
-    const answer = JSON.parse(json.toString('utf8')) as CachedAnswer;
-    return answer.completion || answer.chunks || answer.embeddings ? answer : undefined;
+    return whole(JSON.parse(json.toString('utf8')) as CachedAnswer);
   } catch {
     return undefined;
   }
+}
+
+function split(bytes: Buffer): StoredAnswer | undefined {
+  const headEnd = HEAD_LENGTH_BYTES + bytes.readUInt32BE(0);
+  if (headEnd >= bytes.length) return undefined;
+  const head = JSON.parse(bytes.toString('utf8', HEAD_LENGTH_BYTES, headEnd)) as StoredAnswer;
+  // The head of a completion entry holds no answer of its own.
+  if (head.completion || head.chunks || head.embeddings) return undefined;
+  // The completion is written to clients as it is: bytes that are not a JSON object read as a miss.
+  if (bytes[headEnd] !== 0x7b || bytes[bytes.length - 1] !== 0x7d) return undefined;
+  head.completionBytes = bytes.subarray(headEnd);
+  return head;
+}
+
+function whole(answer: CachedAnswer): CachedAnswer | undefined {
+  return answer.completion || answer.chunks || answer.embeddings ? answer : undefined;
+}
+
+/** The stored completion, parsed (for a stream, a Response, a log line); undefined when there is none. */
+export function storedCompletion(answer: StoredAnswer): ChatCompletion | undefined {
+  if (answer.completion || !answer.completionBytes) return answer.completion;
+  answer.completion = JSON.parse(answer.completionBytes.toString('utf8')) as ChatCompletion;
+  return answer.completion;
 }

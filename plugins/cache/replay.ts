@@ -3,14 +3,14 @@
 // the completion the way OpenAI streams one (role and content, tool calls, then the finish reason),
 // followed by the usage chunk only when the client asked for it (stream_options.include_usage).
 import type { ChatChunk, ChatCompletion, FinishReason, ToolCall, Usage } from '../../core/chat-types.js';
-import type { CachedAnswer } from './entry.js';
+import { storedCompletion, type StoredAnswer } from './entry.js';
 
-export function asCompletion(answer: CachedAnswer): ChatCompletion {
-  return answer.completion ?? completionFromChunks(answer.chunks!, answer.usage);
+export function asCompletion(answer: StoredAnswer): ChatCompletion {
+  return storedCompletion(answer) ?? completionFromChunks(answer.chunks!, answer.usage);
 }
 
-export function asChunks(answer: CachedAnswer, includeUsage: boolean): ChatChunk[] {
-  const chunks = answer.chunks ?? chunksFromCompletion(answer.completion!);
+export function asChunks(answer: StoredAnswer, includeUsage: boolean): ChatChunk[] {
+  const chunks = answer.chunks ?? chunksFromCompletion(storedCompletion(answer)!);
   if (!includeUsage) return chunks.map(withoutUsage);
   return answer.usage ? [...chunks, { ...header(chunks[0]!), choices: [], usage: answer.usage }] : chunks;
 }

@@ -2,7 +2,8 @@
 import t from 'tap';
 import { entryCost, memoryBackend } from '../../plugins/cache/memory.js';
 import { BLOCK_BYTES, BlockStore } from '../../plugins/cache/blocks.js';
-import { decode, encode, type CachedAnswer } from '../../plugins/cache/entry.js';
+import { brotliCompressSync } from 'node:zlib';
+import { decode, encode, storedCompletion, type CachedAnswer } from '../../plugins/cache/entry.js';
 
 t.test('an entry is kept as a copy: later writes to the bytes it was given do not reach it', async (t) => {
   const backend = memoryBackend({ maxBytes: 1024 * 1024, ttlMs: 60_000 });
@@ -54,13 +55,35 @@ t.test('encoded entries decode back, plain or compressed', async (t) => {
   t.equal(encode(large, false)[0], 0, 'unless compression is off');
 });
 
-t.test('the completion as sent to the client is stored as is, not serialized again', async (t) => {
+t.test('the completion as sent to the client is stored as is, apart, and read back as those bytes', async (t) => {
   const completion = { id: 'c', object: 'chat.completion' as const, created: 1, model: 'm', choices: [] };
   const answer: CachedAnswer = { provider: 'openai', model: 'gpt-4o-mini', costUsd: 0.5, completion };
   // What was sent: the same completion written with a different key order and spacing.
   const sent = '{ "model": "m", "id": "c", "object": "chat.completion", "created": 1, "choices": [] }';
-  const bytes = encode(answer, false, sent);
-  t.ok(bytes.toString('utf8', 1).includes(sent), 'the bytes sent are the bytes kept');
-  t.same(decode(bytes), answer, 'and they decode to the same answer');
+  for (const [name, compress, padding, format] of [['plain', false, 0, 2], ['brotli', true, 3000, 3]] as const) {
+    const sentHere = sent.replace('"m"', JSON.stringify('m'.repeat(padding + 1)));
+    const bytes = encode(answer, compress, sentHere);
+    t.equal(bytes[0], format, `${name}: format ${format}`);
+    const read = decode(bytes)!;
+    t.equal(read.completion, undefined, `${name}: the completion is not parsed on read`);
+    t.equal(read.completionBytes!.toString('utf8'), sentHere, `${name}: the bytes sent are the bytes read back`);
+    const { completionBytes: _bytes, ...rest } = read;
+    t.strictSame(rest, { provider: 'openai', model: 'gpt-4o-mini', costUsd: 0.5 }, `${name}: the rest as stored`);
+    t.same(storedCompletion(read), JSON.parse(sentHere), `${name}: and parsed when asked for`);
+  }
   t.same(decode(encode({ ...answer, completion: undefined, embeddings: { object: 'list', data: [], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } } }, false, sent))?.completion, undefined, 'an answer without a completion ignores it');
+});
+
+t.test('entries of the earlier format (the answer as one JSON) are still read; damaged split entries read as misses', async (t) => {
+  const answer: CachedAnswer = { provider: 'openai', model: 'gpt-4o-mini', completion: { id: 'c', object: 'chat.completion', created: 1, model: 'm', choices: [] } };
+  const json = Buffer.from(JSON.stringify(answer));
+  t.same(decode(Buffer.concat([Buffer.from([0]), json])), answer, 'format 0, plain');
+  t.same(decode(Buffer.concat([Buffer.from([1]), brotliCompressSync(json)])), answer, 'format 1, brotli');
+  const good = encode(answer, false, JSON.stringify(answer.completion));
+  t.ok(decode(good));
+  t.equal(decode(good.subarray(0, good.length - 1)), undefined, 'a cut completion (not a JSON object) is never written to a client');
+  const longHead = Buffer.from(good);
+  longHead.writeUInt32BE(good.length, 1);
+  t.equal(decode(longHead), undefined, 'a head length past the end');
+  t.equal(decode(Buffer.from([9, 1, 2, 3])), undefined, 'an unknown format');
 });

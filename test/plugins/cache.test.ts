@@ -77,6 +77,27 @@ t.test('a repeated request is answered from the cache without calling the provid
   t.equal(overriddenHit.headers.get('x-modelgate-strategy'), 'quality_optimized', "the request's own strategy");
 });
 
+t.test('a hit writes the bytes the first client received; a log line of it still holds the completion', async (t) => {
+  const logged = await startGateway({ ...providerEnv(), MODELGATE_LOG_RESPONSES: 'true' });
+  t.teardown(() => logged.close());
+  upstream.next(answering('Bytes as first sent.'));
+  const body = JSON.stringify({ ...ask('Byte for byte?'), stream: false });
+  const first = await call(logged.url, '/chat/completions', { body });
+  t.equal(first.headers.get('x-modelgate-cache'), 'MISS');
+  let second: Awaited<ReturnType<typeof call>> | undefined;
+  for (let i = 0; i < 50 && second?.headers.get('x-modelgate-cache') !== 'HIT'; i++) second = await call(logged.url, '/chat/completions', { body });
+  t.equal(second?.headers.get('x-modelgate-cache'), 'HIT');
+  t.equal(second?.text, first.text, 'the same bytes');
+  t.equal(second?.headers.get('content-length'), String(Buffer.byteLength(first.text)));
+  t.equal(checkCompletion(second?.json), null);
+  let line: Record<string, unknown> | undefined;
+  for (let i = 0; i < 100 && !line; i++) {
+    line = logged.logs.find((entry) => entry.msg === 'request' && entry.requestId === second?.headers.get('x-request-id'));
+    if (!line) await sleep(10);
+  }
+  t.match(line?.response, { choices: [{ message: { content: 'Bytes as first sent.' } }] }, 'the hit is logged with its completion');
+});
+
 t.test('the same request written differently hits; a different parameter misses', async (t) => {
   await complete(ask('Key order?', { temperature: 0.5, max_tokens: 20 }));
   const reordered = await call(gateway.url, '/chat/completions', {
