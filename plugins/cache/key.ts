@@ -57,7 +57,7 @@ function write(value: unknown, depth: number): string {
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
-  const names = Object.keys(record).sort();
+  const names = sortedKeys(record);
   let out = '{';
   let first = true;
   for (const name of names) {
@@ -67,6 +67,23 @@ function write(value: unknown, depth: number): string {
     first = false;
   }
   return `${out}}`;
+}
+
+/**
+ * Object.keys in the order Array.prototype.sort gives strings (UTF-16 code units). Request objects
+ * have a handful of keys: an insertion sort in place, where V8's sort allocates a work array per
+ * call (~3 KB per request in an allocation profile of the gateway).
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const names = Object.keys(record);
+  if (names.length > 16) return names.sort();
+  for (let i = 1; i < names.length; i++) {
+    const name = names[i]!;
+    let j = i - 1;
+    for (; j >= 0 && names[j]! > name; j--) names[j + 1] = names[j]!;
+    names[j + 1] = name;
+  }
+  return names;
 }
 
 /** canonicalJson with an explicit stack of what is still to write: any depth. */

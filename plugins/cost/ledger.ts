@@ -15,6 +15,7 @@ import type { Store } from '../../core/store/database.js';
 import type { LedgerTable, RollupTableName, Tables } from '../../core/store/schema.js';
 import { ensurePartitions } from '../../core/store/partitions.js';
 import { toRecord, type LedgerRow } from './ledger-row.js';
+import { SqliteLedger } from './sqlite-ledger.js';
 import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, rollUp } from './rollups.js';
 
 /** Rows per transaction, and per INSERT statement (20 columns each: well under both engines' bind limits). */
@@ -46,12 +47,14 @@ export class LedgerWriter {
   private dropped = 0;
   /** The Redis budget store's check for rows counted in an epoch Redis has since lost (redis-budget.ts). */
   onInserted: InsertedHook | undefined;
+  private readonly sqlite: SqliteLedger | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
     private readonly options: LedgerOptions,
   ) {
+    this.sqlite = store.sqlite && new SqliteLedger(store.sqlite);
     this.schedule(options.flushMs);
   }
 
@@ -148,6 +151,14 @@ export class LedgerWriter {
 
   private transaction(records: LedgerTable[]): Promise<void> {
     return this.store.db.transaction().execute(async (trx) => {
+      if (this.sqlite) {
+        // SQLite: the transaction's connection is this handle; prepared once, each row is a bind
+        // and a step (building and compiling a 500-row statement per batch cost ~3% of the
+        // gateway's CPU per request in a profile).
+        const fresh = this.sqlite.write(records);
+        if (fresh.length > 0) await this.onInserted?.(trx, fresh);
+        return;
+      }
       const inserted = new Set<string>();
       for (let i = 0; i < records.length; i += STATEMENT_ROWS) {
         const rows = await trx

@@ -38,6 +38,20 @@ t.test('canonical JSON sorts keys and drops null fields, at any depth', async (t
   t.equal(canonicalJson(deep(levels)), '['.repeat(levels) + ']'.repeat(levels), `${levels} levels: no stack overflow`);
 });
 
+t.test('canonical JSON orders keys as Array.prototype.sort orders strings, for few keys and many', async (t) => {
+  const tricky = ['b', 'a', 'B', '', '10', '9', 'é', 'e\u0301', '\u{1F600}', '\uFFFF', 'aa', 'a\u0000', '_', 'Z'];
+  for (const count of [2, 5, tricky.length]) {
+    const names = tricky.slice(0, count);
+    for (const order of [names, [...names].reverse()]) {
+      const record = Object.fromEntries(order.map((name, i) => [name, i]));
+      const expected = `{${[...Object.keys(record)].sort().map((name) => `${JSON.stringify(name)}:${record[name]}`).join(',')}}`;
+      t.equal(canonicalJson(record), expected, `${count} keys`);
+    }
+  }
+  const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`k${(i * 7919) % 40}`, i]));
+  t.equal(canonicalJson(many), JSON.stringify(many, Object.keys(many).sort()), 'more than 16 keys');
+});
+
 /** Every key name in the value, for JSON.stringify's sorted allow-list. */
 function flatKeys(value: unknown, into: Record<string, true> = {}): Record<string, true> {
   if (typeof value === 'object' && value !== null) for (const [k, v] of Object.entries(value)) (into[k] = true), flatKeys(v, into);

@@ -1,0 +1,73 @@
+// The ledger's batch write on SQLite with statements prepared once: the same rows and rollups as the
+// Kysely statements ledger.ts builds for PostgreSQL (insert, skip a row already written, add exactly
+// the new rows to the hourly and daily rollups), each row a bind and a step. Runs inside the
+// transaction ledger.ts opened on the same connection (better-sqlite3 is synchronous: nothing else
+// runs on it meanwhile).
+import type Database from 'better-sqlite3';
+import type { LedgerTable, RollupTable } from '../../core/store/schema.js';
+import { DAY_MS, HOUR_MS, KEY_COLUMNS, SUM_COLUMNS, rollUp } from './rollups.js';
+
+const LEDGER_COLUMNS = [
+  'at',
+  'id',
+  'request_id',
+  'kind',
+  'tenant',
+  'key_id',
+  'provider',
+  'model',
+  'status',
+  'error_code',
+  'cache_hit',
+  'prompt_tokens',
+  'completion_tokens',
+  'cached_tokens',
+  'cost_nano',
+  'saved_nano',
+  'latency_ms',
+  'ttft_ms',
+  'budget_epoch',
+] as const satisfies ReadonlyArray<keyof LedgerTable>;
+/** Every column of the ledger is written: a column added to LedgerTable and not here fails to compile. */
+export const LEDGER_COLUMNS_COMPLETE: Exclude<keyof LedgerTable, (typeof LEDGER_COLUMNS)[number]> extends never ? true : never = true;
+
+const ROLLUP_COLUMNS = [...KEY_COLUMNS, ...SUM_COLUMNS] as ReadonlyArray<keyof RollupTable>;
+const quote = (name: string) => `"${name}"`;
+const marks = (count: number) => Array(count).fill('?').join(', ');
+
+export class SqliteLedger {
+  private readonly insert: Database.Statement;
+  private readonly hourly: Database.Statement;
+  private readonly daily: Database.Statement;
+
+  constructor(database: Database.Database) {
+    this.insert = database
+      .prepare(`insert into "ledger" (${LEDGER_COLUMNS.map(quote).join(', ')}) values (${marks(LEDGER_COLUMNS.length)}) on conflict ("at", "id") do nothing returning "id"`)
+      .pluck();
+    this.hourly = database.prepare(upsert('usage_hourly'));
+    this.daily = database.prepare(upsert('usage_daily'));
+  }
+
+  /** Writes `records`; returns those that were new (a retried batch's rows already written are not). */
+  write(records: readonly LedgerTable[]): LedgerTable[] {
+    const values: unknown[] = new Array(LEDGER_COLUMNS.length);
+    const fresh: LedgerTable[] = [];
+    for (const record of records) {
+      for (let i = 0; i < LEDGER_COLUMNS.length; i++) values[i] = record[LEDGER_COLUMNS[i]!];
+      if (this.insert.get(values) !== undefined) fresh.push(record);
+    }
+    if (fresh.length === 0) return fresh;
+    for (const [statement, size] of [
+      [this.hourly, HOUR_MS],
+      [this.daily, DAY_MS],
+    ] as const) {
+      for (const delta of rollUp(fresh, size)) statement.run(ROLLUP_COLUMNS.map((column) => delta[column]));
+    }
+    return fresh;
+  }
+}
+
+function upsert(table: 'usage_hourly' | 'usage_daily'): string {
+  const sums = SUM_COLUMNS.map((column) => `${quote(column)} = ${quote(table)}.${quote(column)} + excluded.${quote(column)}`).join(', ');
+  return `insert into ${quote(table)} (${ROLLUP_COLUMNS.map(quote).join(', ')}) values (${marks(ROLLUP_COLUMNS.length)}) on conflict (${KEY_COLUMNS.map(quote).join(', ')}) do update set ${sums}`;
+}
