@@ -149,6 +149,25 @@ for (const engine of ENGINES) {
   });
 }
 
+t.test('sqlite: a large flush lets the event loop run between its transactions (a request is not held behind a whole second of rows)', async (t) => {
+  const store = await openTestStore(t, 'sqlite', { migrated: true });
+  const ledger = writer(t, store);
+  ledger.add(Array.from({ length: 1000 }, () => ledgerRow()));
+  let ranDuringFlush = 0;
+  let flushing = true;
+  const tick = () => {
+    if (!flushing) return;
+    ranDuringFlush++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  await ledger.flush();
+  flushing = false;
+  t.ok(ranDuringFlush >= 2, `the loop turned ${ranDuringFlush} times while 1000 rows were written`);
+  t.equal(await ledgerCount(store), 1000, 'every row written');
+  t.equal(Number((await totals(store, 'usage_daily')).requests), 1000, 'and counted once in the rollups');
+});
+
 t.test('postgres: three replicas upserting the same rollup rows at once, batch after batch, never deadlock and lose nothing', async (t) => {
   const schema = testSchema();
   const stores = await Promise.all([1, 2, 3].map((n) => openTestStore(t, 'postgres', { schema, migrated: n === 1 })));
