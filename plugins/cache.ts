@@ -136,7 +136,14 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
         if (bytes && !chat.responses) {
           // The stored bytes are what the first client received: written as they are. The
           // completion is parsed only if something reads it (a log line with MODELGATE_LOG_RESPONSES).
-          Object.defineProperty(outcome, 'completion', { get: () => storedCompletion(answer), enumerable: true, configurable: true });
+          const completion = () => {
+            try {
+              return storedCompletion(answer);
+            } catch {
+              return undefined; // bytes damaged past their braces: the log line goes without them
+            }
+          };
+          Object.defineProperty(outcome, 'completion', { get: completion, enumerable: true, configurable: true });
           sendCompletionBytes(ctx, bytes);
           return;
         }

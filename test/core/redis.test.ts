@@ -3,7 +3,7 @@
 // Its command timeout measures Redis, not a busy event loop: a loop blocked past the timeout while
 // Redis is healthy is no failure; a Redis that stops answering still fails in bounded time.
 import t from 'tap';
-import { createServer, type Socket } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createRedis, waitUntilReady, type RedisSettings } from '../../core/redis.js';
 import { REDIS_HOST, REDIS_PORT, closedPort, testPrefix } from '../helpers/redis.js';
@@ -119,4 +119,32 @@ t.test('the commands issued in one turn of the event loop leave in one write, an
   const before = writes.count;
   t.equal(await redis.incr(key), 5);
   t.equal(writes.count, before + 1);
+});
+
+t.test('a command issued by a callback that then holds the loop just past REDIS_COMMAND_TIMEOUT is answered, not timed out', async (t) => {
+  // The command waits in the corked socket while the callback runs: its timeout starts when it is
+  // written. (Timed from when it was issued, the late timer saw a loop only a few ms late, gave the
+  // poll phase one look, microseconds after the write, and failed a healthy Redis.)
+  const redis = createRedis(settings(REDIS_PORT), logger); // 200 ms
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  const replies: Array<Promise<unknown>> = [];
+  for (let i = 0; i < 20; i++) {
+    // Issued from an I/O callback (the poll phase), as a request's steps are.
+    const server = createServer();
+    await new Promise<void>((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        const client = connect((server.address() as { port: number }).port, '127.0.0.1').on('error', () => {});
+        server.once('connection', (socket: Socket) => {
+          replies.push(redis.ping().catch((error: Error) => error.message));
+          busy(201 + (i % 4));
+          socket.destroy();
+          client.destroy();
+          server.close();
+          resolve();
+        });
+      });
+    });
+  }
+  t.same(await Promise.all(replies), Array(20).fill('PONG'));
 });
