@@ -22,6 +22,16 @@ export interface LoadOptions {
   durationMs: number;
 }
 
+/** Sends `body` as a JSON POST to 127.0.0.1:`port``path` over `agent`; `body` is sent whole. */
+export function postJson(port: number, path: string, headers: Record<string, string>, agent: http.Agent, body: string, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  const req = http.request(
+    { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+    onResponse,
+  );
+  req.end(body);
+  return req;
+}
+
 /** Shared by every call: a later measurement must not repeat the bodies an earlier one sent. */
 let sequence = 0;
 
@@ -41,29 +51,17 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     new Promise<void>((resolve) => {
       const body = options.body(nextSequence());
       const t0 = performance.now();
-      const req = http.request(
-        {
-          host: '127.0.0.1',
-          port: options.port,
-          path: options.path,
-          method: 'POST',
-          agent,
-          headers: { ...options.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.on('data', () => {});
-          res.on('end', () => {
-            if (res.statusCode === 200) latencies.push(performance.now() - t0);
-            else errors++;
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
+      postJson(options.port, options.path, options.headers, agent, body, (res) => {
+        res.on('data', () => {});
+        res.on('end', () => {
+          if (res.statusCode === 200) latencies.push(performance.now() - t0);
+          else errors++;
+          resolve();
+        });
+      }).on('error', () => {
         errors++;
         resolve();
       });
-      req.end(body);
     });
 
   await Promise.all(

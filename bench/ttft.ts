@@ -7,7 +7,7 @@
 // several content chunks arriving in one read ("coalesced") where the upstream sent them apart.
 import http from 'node:http';
 import { CONTENT_CHUNKS } from './paced.js';
-import { percentile } from './load.js';
+import { percentile, postJson } from './load.js';
 
 export interface StreamTarget {
   name: string;
@@ -28,39 +28,27 @@ const CONTENT = /"content":"[^"]/;
 function timedStream(target: StreamTarget, agent: http.Agent, body: string): Promise<Timing> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port: target.port,
-        path: target.path,
-        method: 'POST',
-        agent,
-        headers: { ...target.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const arrivals: number[] = [];
-        let coalesced = 0;
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (data: string) => {
-          const now = performance.now() - t0;
-          const events = (text + data).split('\n\n');
-          text = events.pop()!;
-          let inThisRead = 0;
-          for (const event of events) {
-            if (!CONTENT.test(event)) continue;
-            arrivals.push(now);
-            if (inThisRead++ > 0) coalesced++;
-          }
-        });
-        res.on('end', () => {
-          if (res.statusCode !== 200 || arrivals.length !== CONTENT_CHUNKS) reject(new Error(`${target.name}: status ${res.statusCode}, ${arrivals.length} content chunks`));
-          else resolve({ arrivals, coalesced });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+    postJson(target.port, target.path, target.headers, agent, body, (res) => {
+      const arrivals: number[] = [];
+      let coalesced = 0;
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (data: string) => {
+        const now = performance.now() - t0;
+        const events = (text + data).split('\n\n');
+        text = events.pop()!;
+        let inThisRead = 0;
+        for (const event of events) {
+          if (!CONTENT.test(event)) continue;
+          arrivals.push(now);
+          if (inThisRead++ > 0) coalesced++;
+        }
+      });
+      res.on('end', () => {
+        if (res.statusCode !== 200 || arrivals.length !== CONTENT_CHUNKS) reject(new Error(`${target.name}: status ${res.statusCode}, ${arrivals.length} content chunks`));
+        else resolve({ arrivals, coalesced });
+      });
+    }).on('error', reject);
   });
 }
 

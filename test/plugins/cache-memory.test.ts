@@ -86,4 +86,8 @@ t.test('entries of the earlier format (the answer as one JSON) are still read; d
   longHead.writeUInt32BE(good.length, 1);
   t.equal(decode(longHead), undefined, 'a head length past the end');
   t.equal(decode(Buffer.from([9, 1, 2, 3])), undefined, 'an unknown format');
+  const packed = encode(answer, true, JSON.stringify({ ...answer.completion, id: 'x'.repeat(3000) }));
+  t.equal(packed[0], 3, 'a compressed split entry');
+  t.ok(decode(packed));
+  t.equal(decode(packed.subarray(0, packed.length - 8)), undefined, 'a cut compressed entry');
 });
