@@ -1,0 +1,99 @@
+// Anonymization of what the gateway keeps about a request — stored request records, logged bodies,
+// error messages kept for reports — never of what it forwards (unless an operator opts in). Named
+// fields (the OpenAI `user` and `safety_identifier`, and every object key listed in
+// MODELGATE_ANONYMIZATION_FIELDS, however deep: `metadata.user_id`) and e-mail addresses and phone
+// numbers found in any text are replaced by a keyed pseudonym, `anon_` + 16 hex digits of
+// HMAC-SHA256(key, value). The same value always gives the same pseudonym under one key, so
+// records and reports still group by user without saying who; without the key a pseudonym cannot
+// be reversed or recomputed from a guessed address.
+import { createHmac } from 'node:crypto';
+
+/** Field names anonymized when MODELGATE_ANONYMIZATION_FIELDS is empty (the spec's usual ones). */
+export const DEFAULT_FIELDS = ['user_id', 'email', 'phone'] as const;
+/** The OpenAI request fields that identify an end user: always anonymized. */
+const USER_FIELDS = ['user', 'safety_identifier'];
+/** Objects nested deeper than this are kept out (replaced by a marker), not walked. */
+const MAX_DEPTH = 64;
+
+// Each pattern starts only where a run of its characters starts (the lookbehinds): tried from
+// inside a long run, it would rescan the rest of it (quadratic on a 20 MB body).
+const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
+// International (+44 20 7946 0958), grouped (555-123-4567, (555) 123 4567, 555.123.4567) or a bare
+// run of 10 to 15 digits. Checked further in phone() below.
+const PHONE = /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,5}(?:[ .-]?\d{2,5}){1,5}(?![\w])/g;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+// Versions and IPv4 addresses (1.2.3, 192.168.10.20): short groups joined by dots.
+const VERSION_LIKE = /^\d{1,3}(?:\.\d{1,3}){1,3}$/;
+
+export interface AnonymizerOptions {
+  enabled: boolean;
+  /** Object keys whose values are anonymized wherever they occur; empty: DEFAULT_FIELDS. */
+  fields: readonly string[];
+  /** The HMAC key (32 bytes). Stable across restarts and replicas, or pseudonyms change. */
+  key: Buffer;
+}
+
+export class Anonymizer {
+  readonly enabled: boolean;
+  private readonly fields: Set<string>;
+  private readonly key: Buffer;
+
+  constructor(options: AnonymizerOptions) {
+    this.enabled = options.enabled;
+    const named = options.fields.length > 0 ? options.fields : DEFAULT_FIELDS;
+    this.fields = new Set([...USER_FIELDS, ...named].map((field) => field.toLowerCase()));
+    this.key = options.key;
+  }
+
+  /** `anon_` + 16 hex digits of HMAC-SHA256(key, value): the same value, the same pseudonym. */
+  pseudonym(value: string): string {
+    return `anon_${createHmac('sha256', this.key).update(value).digest('hex').slice(0, 16)}`;
+  }
+
+  /** `text` with its e-mail addresses and phone numbers replaced by pseudonyms; as is when disabled. */
+  text(text: string): string {
+    if (!this.enabled) return text;
+    let out = text;
+    if (out.includes('@')) out = out.replace(EMAIL, (email) => this.pseudonym(email.toLowerCase()));
+    if (/\d{2}/.test(out)) out = out.replace(PHONE, (match) => (isPhone(match) ? this.pseudonym(phoneDigits(match)) : match));
+    return out;
+  }
+
+  /**
+   * A copy of `value` (a request or response body, metadata) with named fields pseudonymized and
+   * every string's e-mail addresses and phone numbers replaced; `value` itself is not changed.
+   * As is when disabled.
+   */
+  value(value: unknown): unknown {
+    return this.enabled ? this.walk(value, 0, false) : value;
+  }
+
+  private walk(value: unknown, depth: number, named: boolean): unknown {
+    if (typeof value === 'string') return named ? this.pseudonym(value) : this.text(value);
+    if (typeof value === 'number' || typeof value === 'bigint') return named ? this.pseudonym(String(value)) : value;
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth >= MAX_DEPTH) return '[too deep]';
+    if (Array.isArray(value)) return value.map((item) => this.walk(item, depth + 1, named));
+    const copy: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
+      copy[name] = this.walk(item, depth + 1, named || this.fields.has(name.toLowerCase()));
+    }
+    return copy;
+  }
+}
+
+/** A match of PHONE that is a phone number: 7 to 15 digits, not a date or a version, and shaped like one. */
+function isPhone(match: string): boolean {
+  const digits = match.replace(/\D/g, '').length;
+  if (digits < 7 || digits > 15) return false;
+  if (ISO_DATE.test(match) || VERSION_LIKE.test(match)) return false;
+  // A bare run of digits counts from 10 (a national number with its area code); shorter ones are
+  // more often counts and ids than phone numbers.
+  if (/^\d+$/.test(match)) return digits >= 10;
+  return true;
+}
+
+/** The number as dialled: its digits, with the `+` of an international one. */
+function phoneDigits(match: string): string {
+  return (match.trim().startsWith('+') ? '+' : '') + match.replace(/\D/g, '');
+}
