@@ -8,6 +8,7 @@ import type { Logger, DestinationStream } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
 import { serverSettings } from './server-settings.js';
 import { createLogger, loggingSettings, type LoggingSettings } from './logger.js';
+import { LogRetention } from './log-retention.js';
 import { rememberSecrets } from './redact.js';
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
 import { plannedSettings, PLANNED } from './planned-settings.js';
@@ -23,7 +24,7 @@ import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
 import { KeyStatsBoard } from './key-stats.js';
-import { compose, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
+import { compose, composeTimed, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
 import { acceptedAtMost, openFilesLimit, OVERFLOW_CONNECTIONS } from './connections.js';
 import { coreRoutes } from './routes.js';
@@ -158,6 +159,9 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger.warn({ file: join(resolve(values.MODELGATE_DATA_DIR as string), 'ledger.db') }, "a 0.1 ledger.db is in the data directory; it is imported only into the embedded SQLite database, so its spend history is not in PostgreSQL");
   }
   const sweeper = new RetentionSweeper(store, values as StoreSettings, logger);
+  const logging = values as LoggingSettings;
+  // Rotated log files are this process's own (on its disk): each process ages out its own.
+  const logRetention = logging.MODELGATE_LOG_FILE && logging.MODELGATE_LOG_ROTATION ? new LogRetention(logging.MODELGATE_LOG_FILE, logging.MODELGATE_LOG_RETENTION, logging.MODELGATE_LOG_ROTATION_COUNT, logger) : undefined;
   const responses = new ResponseStore(store, values.MODELGATE_RESPONSES_RETENTION as number, logger);
 
   const forwarder = new Forwarder();
@@ -241,7 +245,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logger,
     logging: values as LoggingSettings,
     routes,
-    chainFor: (route): Handler => compose(stepsFor(route, steps), route.handle),
+    chainFor: (route): Handler => (values.MODELGATE_LOG_PERFORMANCE ? composeTimed : compose)(stepsFor(route, steps), route.handle),
     observers: plugins.filter((plugin) => plugin.observe),
   });
 
@@ -261,6 +265,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       });
       sweeper.start();
       responses.start();
+      logRetention?.start();
       const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       const local = host === '0.0.0.0' || host === '[::]' ? 'localhost' : host;
       const url = `http://${local}:${address.port}/v1`;
@@ -276,6 +281,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       forwarder.close();
       if (redis) redis.disconnect();
       await sweeper.close();
+      logRetention?.close();
       await responses.close();
       await store.close();
       logger.flush?.();

@@ -188,6 +188,8 @@ export interface RequestContext {
   beforeRetry: Array<(target: Target) => Promise<void> | void>;
   /** The client left before the response ended (reported as status 499). */
   clientGone?: boolean;
+  /** ms spent in each pipeline step (its own time), recorded only with MODELGATE_LOG_PERFORMANCE. */
+  stagesMs?: Record<string, number>;
   /** The status sent, and the error if the response was an error. */
   status?: number;
   error?: GatewayError;

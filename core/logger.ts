@@ -40,7 +40,14 @@ export const loggingSettings = defineSettings({
   MODELGATE_LOG_FILE: { type: 'string', description: 'Write logs to this file instead of stdout.' },
   MODELGATE_LOG_ROTATION: { type: 'boolean', default: true, description: 'Rotate MODELGATE_LOG_FILE by size.' },
   MODELGATE_LOG_ROTATION_SIZE: { type: 'integer', default: 100, minimum: 1, description: 'Rotate the log file when it reaches this many MB.' },
-  MODELGATE_LOG_ROTATION_COUNT: { type: 'integer', default: 5, minimum: 1, description: 'Rotated log files kept.' },
+  MODELGATE_LOG_ROTATION_COUNT: { type: 'integer', default: 5, minimum: 1, description: 'Rotated log files kept besides the one being written (files of earlier runs count too).' },
+  MODELGATE_LOG_RETENTION: {
+    type: 'integer',
+    default: 90,
+    minimum: 1,
+    maximum: 36500,
+    description: 'Days rotated log files are kept: older ones are deleted hourly by each process that writes MODELGATE_LOG_FILE (the file being written never).',
+  },
 });
 
 export type LoggingSettings = SettingsOf<typeof loggingSettings>;
@@ -94,6 +101,7 @@ export function createLogger(settings: LoggingSettings, destination?: Destinatio
       options: {
         file: settings.MODELGATE_LOG_FILE,
         size: `${settings.MODELGATE_LOG_ROTATION_SIZE}m`,
+        // Files this process rotated; those of earlier runs are removed by log-retention.ts.
         limit: { count: settings.MODELGATE_LOG_ROTATION_COUNT },
         mkdir: true,
       },

@@ -125,3 +125,39 @@ export function compose(steps: readonly Step[], terminal: Handler): Handler {
     return dispatch(0);
   };
 }
+
+/**
+ * `compose` that also records each step's own time on `ctx.stagesMs` (ms inside the step, not in
+ * the steps after it; the step that calls the upstream includes the upstream's time) and the
+ * terminal handler's as `handler`. Used only with MODELGATE_LOG_PERFORMANCE: the plain chain reads
+ * no clock.
+ */
+export function composeTimed(steps: readonly Step[], terminal: Handler): Handler {
+  return function run(ctx) {
+    const stages: Record<string, number> = (ctx.stagesMs ??= {});
+    const dispatch = async (i: number): Promise<void> => {
+      const started = performance.now();
+      let inner = 0;
+      const name = i === steps.length ? 'handler' : steps[i]!.name;
+      // Keyed in the order steps start, so the line reads in pipeline order.
+      stages[name] ??= 0;
+      try {
+        if (i === steps.length) return await terminal(ctx);
+        let called = false;
+        return await steps[i]!.handle(ctx, async () => {
+          if (called) throw new Error(`${name} called next() twice`);
+          called = true;
+          const nextStarted = performance.now();
+          try {
+            return await dispatch(i + 1);
+          } finally {
+            inner += performance.now() - nextStarted;
+          }
+        });
+      } finally {
+        stages[name] = (stages[name] ?? 0) + performance.now() - started - inner;
+      }
+    };
+    return dispatch(0);
+  };
+}

@@ -38,7 +38,6 @@ export const plannedSettings = defineSettings({
   MODELGATE_ENCRYPTION_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Encrypt stored request/response records.' },
   MODELGATE_ENCRYPTION_ALGORITHM: { type: 'string', enum: ['AES-256-GCM'], default: 'AES-256-GCM', description: 'Cipher of stored records.' },
   MODELGATE_KEY_ROTATION_INTERVAL: { type: 'integer', default: 30, minimum: 1, description: 'Days between encryption key rotations.' },
-  MODELGATE_LOG_RETENTION: { type: 'integer', default: 90, minimum: 1, description: 'Days stored logs are kept.' },
   MODELGATE_REQUEST_RETENTION: { type: 'integer', default: 30, minimum: 1, description: 'Days stored request records are kept.' },
   MODELGATE_ANONYMIZATION_ENABLED: { type: 'boolean', default: true, description: 'Anonymize stored records.' },
   MODELGATE_ANONYMIZATION_FIELDS: { type: 'array', default: [], description: 'Fields anonymized (user_id, email, phone).' },

@@ -296,6 +296,7 @@ export class GatewayServer {
       line.upstreamMs = round(outcome.upstreamMs);
       line.overheadMs = round(durationMs - outcome.upstreamMs - outcome.waitedMs);
       if (outcome.ttftMs !== undefined) line.ttftMs = round(outcome.ttftMs);
+      if (ctx.stagesMs) line.stagesMs = Object.fromEntries(Object.entries(ctx.stagesMs).map(([stage, ms]) => [stage, round(ms)]));
     }
     if (logging.MODELGATE_LOG_REQUESTS && ctx.chat) line.request = ctx.chat.body;
     if (logging.MODELGATE_LOG_RESPONSES) line.response = outcome.completion ?? (outcome.generated.length > 0 ? outcome.generated.join('') : undefined);

@@ -1,9 +1,10 @@
 import t from 'tap';
-import { mkdtempSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
+import { LogRetention } from '../../core/log-retention.js';
 import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
 import { fixture, json, sleep, sse } from '../helpers/fake-provider.js';
@@ -18,6 +19,7 @@ const defaults: LoggingSettings = {
   MODELGATE_LOG_ROTATION: true,
   MODELGATE_LOG_ROTATION_SIZE: 100,
   MODELGATE_LOG_ROTATION_COUNT: 5,
+  MODELGATE_LOG_RETENTION: 90,
 };
 
 function capture() {
@@ -96,6 +98,72 @@ t.test('MODELGATE_LOG_FILE writes JSON lines to the file, rotated with pino-roll
   t.match(written(), /through the rotating transport/);
 });
 
+t.test('MODELGATE_LOG_ROTATION_SIZE rotates by size; MODELGATE_LOG_ROTATION_COUNT bounds the files, those of an earlier run included', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-roll-'));
+  const settings = { ...defaults, MODELGATE_LOG_FILE: join(dir, 'gate.log'), MODELGATE_LOG_ROTATION_SIZE: 1, MODELGATE_LOG_ROTATION_COUNT: 2 };
+  const filler = 'x'.repeat(10_000);
+  const files = () => readdirSync(dir).filter((name) => /^gate\.\d+\.log$/.test(name)).sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+  for (const run of [1, 2]) {
+    const logger = createLogger(settings);
+    const retention = new LogRetention(settings.MODELGATE_LOG_FILE, 90, 2, createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'silent' }));
+    // The transport's worker thread is up once a first line arrives.
+    logger.info({ run }, 'first line');
+    const first = () => files().some((name) => readFileSync(join(dir, name), 'utf8').includes(`"run":${run},"msg":"first line"`));
+    for (let i = 0; i < 400 && !first(); i++) await sleep(25);
+    // 4 MB per run, 500 KB at a time (pino-roll looks at the size after each write it makes).
+    for (let i = 0; i < 400; i++) {
+      logger.info({ run, i, filler }, 'filling');
+      if (i % 50 === 49) await sleep(50);
+    }
+    logger.info({ run }, 'last line');
+    const last = () => files().some((name) => readFileSync(join(dir, name), 'utf8').includes(`"run":${run},"msg":"last line"`));
+    for (let i = 0; i < 400 && !last(); i++) await sleep(25);
+    t.ok(last(), `run ${run}: the last line was written`);
+    // pino-roll removes the files this process rotated beyond the count, just after a rotation;
+    // the retention sweep (at start, then hourly) those an earlier run left.
+    for (let i = 0; i < 40 && files().length > 3 + (run === 1 ? 0 : 2); i++) await sleep(50);
+    t.ok(files().length <= 3 + (run === 1 ? 0 : 2), `run ${run}: pino-roll keeps 2 rotated files of its own (${files().join(', ')})`);
+    await retention.sweep();
+    t.ok(files().length >= 2, `run ${run}: rotated (${files().join(', ')})`);
+    t.ok(files().length <= 3, `run ${run}: at most 2 rotated files and the one written (${files().join(', ')})`);
+    // A file rotates once a write took it to 1 MB (it overshoots by up to that write).
+    for (const name of files().slice(0, -1)) {
+      const size = statSync(join(dir, name)).size;
+      t.ok(size >= 1_048_576 && size < 2_100_000, `${name} was rotated at 1 MB (${size} bytes)`);
+    }
+    (logger as unknown as { flush(): void }).flush();
+  }
+});
+
+t.test('MODELGATE_LOG_RETENTION deletes rotated files older than the retention, never the one written', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'modelgate-retention-'));
+  const file = join(dir, 'gate.log');
+  const now = Date.now();
+  const day = 86_400_000;
+  const make = (name: string, ageDays: number) => {
+    writeFileSync(join(dir, name), 'line\n');
+    utimesSync(join(dir, name), new Date(now - ageDays * day), new Date(now - ageDays * day));
+  };
+  make('gate.1.log', 40);
+  make('gate.2.log', 31);
+  make('gate.3.log', 5);
+  make('gate.2026-01-02.4.log', 35);
+  make('other.1.log', 100);
+  make('gate.log.bak', 100);
+  const sweeper = new LogRetention(file, 30, 5, createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'silent' }));
+  t.same((await sweeper.sweep(now)).sort(), ['gate.1.log', 'gate.2.log', 'gate.2026-01-02.4.log']);
+  t.same(readdirSync(dir).sort(), ['gate.3.log', 'gate.log.bak', 'other.1.log'], 'younger and unrelated files stay');
+  // The file being written (the newest) stays however old: the process has been idle that long.
+  make('gate.3.log', 400);
+  t.same(await sweeper.sweep(now), []);
+  t.ok(existsSync(join(dir, 'gate.3.log')));
+  // Beyond MODELGATE_LOG_ROTATION_COUNT (earlier runs' files): the oldest go first.
+  for (let n = 5; n <= 9; n++) make(`gate.${n}.log`, 10 - n);
+  const counted = new LogRetention(file, 30, 2, createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'silent' }));
+  t.same((await counted.sweep(now)).sort(), ['gate.3.log', 'gate.5.log', 'gate.6.log']);
+  t.same(readdirSync(dir).filter((name) => name.startsWith('gate.')).sort(), ['gate.7.log', 'gate.8.log', 'gate.9.log', 'gate.log.bak']);
+});
+
 t.test('per-request lines: metadata, bodies only when asked, timings, and no key', async (t) => {
   const upstream = await startFakeOpenAI();
   t.teardown(() => upstream.close());
@@ -120,6 +188,10 @@ t.test('per-request lines: metadata, bodies only when asked, timings, and no key
   t.match(line.response, { choices: [{ message: { content: 'The capital of France is Paris.' } }] }, 'the response with MODELGATE_LOG_RESPONSES');
   t.type(line.upstreamMs, 'number');
   t.type(line.overheadMs, 'number');
+  // Each pipeline step's own time, in pipeline order; the step that calls the upstream includes it.
+  const stages = Object.keys(line.stagesMs);
+  t.ok(stages.indexOf('auth') !== -1 && stages.indexOf('auth') < stages.indexOf('failover'), `stages in pipeline order: ${stages.join(', ')}`);
+  t.ok(Object.values(line.stagesMs).every((ms) => typeof ms === 'number' && ms >= 0), 'each a time in ms');
   t.match(gateway.logs.find((l) => l.msg === 'request refused'), { status: 401, code: 'invalid_api_key' }, 'errors per MODELGATE_LOG_ERRORS');
   const all = JSON.stringify(gateway.logs);
   t.notOk(all.includes(GATEWAY_KEY) || all.includes('uc_wrong_key_123') || all.includes(PROVIDER_KEYS.openai), 'no key in any line');
