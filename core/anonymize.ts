@@ -12,6 +12,9 @@ import { createHmac } from 'node:crypto';
 export const DEFAULT_FIELDS = ['user_id', 'email', 'phone'] as const;
 /** The OpenAI request fields that identify an end user: always anonymized. */
 const USER_FIELDS = ['user', 'safety_identifier'];
+/** Pseudonyms remembered (values up to RECENT_VALUE characters). */
+const RECENT = 4096;
+const RECENT_VALUE = 256;
 /** Objects nested deeper than this are kept out (replaced by a marker), not walked. */
 const MAX_DEPTH = 64;
 
@@ -19,8 +22,9 @@ const MAX_DEPTH = 64;
 // inside a long run, it would rescan the rest of it (quadratic on a 20 MB body).
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![A-Za-z0-9-])/g;
 // International (+44 20 7946 0958), grouped (555-123-4567, (555) 123 4567, 555.123.4567) or a bare
-// run of 10 to 15 digits. Checked further in phone() below.
-const PHONE = /(?<![\w+])(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,5}(?:[ .-]?\d{2,5}){1,5}(?![\w])/g;
+// run of 10 to 15 digits; not a group of a longer hyphenated token (a UUID's digits-only group).
+// Checked further in isPhone() below.
+const PHONE = /(?<![\w+])(?<!\w-)(?:\+\d{1,3}[ .-]?)?(?:\(\d{1,4}\)[ .-]?)?\d{2,5}(?:[ .-]?\d{2,5}){1,5}(?![\w])(?!-\w)/g;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 // Versions and IPv4 addresses (1.2.3, 192.168.10.20): short groups joined by dots.
 const VERSION_LIKE = /^\d{1,3}(?:\.\d{1,3}){1,3}$/;
@@ -37,6 +41,8 @@ export class Anonymizer {
   readonly enabled: boolean;
   private readonly fields: Set<string>;
   private readonly key: Buffer;
+  /** Pseudonyms computed lately, by value. */
+  private readonly recent = new Map<string, string>();
 
   constructor(options: AnonymizerOptions) {
     this.enabled = options.enabled;
@@ -47,7 +53,15 @@ export class Anonymizer {
 
   /** `anon_` + 16 hex digits of HMAC-SHA256(key, value): the same value, the same pseudonym. */
   pseudonym(value: string): string {
-    return `anon_${createHmac('sha256', this.key).update(value).digest('hex').slice(0, 16)}`;
+    let pseudonym = this.recent.get(value);
+    if (pseudonym === undefined) {
+      pseudonym = `anon_${createHmac('sha256', this.key).update(value).digest('hex').slice(0, 16)}`;
+      // The same addresses recur within a conversation and across its turns: an HMAC each time was
+      // most of the cost of a long body. Bounded: cleared when full.
+      if (this.recent.size >= RECENT && value.length <= RECENT_VALUE) this.recent.clear();
+      if (value.length <= RECENT_VALUE) this.recent.set(value, pseudonym);
+    }
+    return pseudonym;
   }
 
   /** `text` with its e-mail addresses and phone numbers replaced by pseudonyms; as is when disabled. */
@@ -60,25 +74,42 @@ export class Anonymizer {
   }
 
   /**
-   * A copy of `value` (a request or response body, metadata) with named fields pseudonymized and
-   * every string's e-mail addresses and phone numbers replaced; `value` itself is not changed.
-   * As is when disabled.
+   * `value` (a request or response body, a log line's object) with named fields pseudonymized and
+   * every string's e-mail addresses and phone numbers replaced: copied where something changed,
+   * `value` itself (not changed) when nothing did or when disabled. Plain objects and arrays are
+   * walked; other objects (errors, buffers) are kept as they are.
    */
   value(value: unknown): unknown {
-    return this.enabled ? this.walk(value, 0, false) : value;
+    return this.enabled ? this.walk(value, 0, false, true) : value;
   }
 
-  private walk(value: unknown, depth: number, named: boolean): unknown {
-    if (typeof value === 'string') return named ? this.pseudonym(value) : this.text(value);
+  /** `value` with only its named fields pseudonymized (text as is): the cheap half of `value`, for callers that treat text on their own. */
+  namedFields(value: unknown): unknown {
+    return this.enabled ? this.walk(value, 0, false, false) : value;
+  }
+
+  private walk(value: unknown, depth: number, named: boolean, text: boolean): unknown {
+    if (typeof value === 'string') return named ? this.pseudonym(value) : text ? this.text(value) : value;
     if (typeof value === 'number' || typeof value === 'bigint') return named ? this.pseudonym(String(value)) : value;
     if (typeof value !== 'object' || value === null) return value;
     if (depth >= MAX_DEPTH) return '[too deep]';
-    if (Array.isArray(value)) return value.map((item) => this.walk(item, depth + 1, named));
-    const copy: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value as Record<string, unknown>)) {
-      copy[name] = this.walk(item, depth + 1, named || this.fields.has(name.toLowerCase()));
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = this.walk(value[i], depth + 1, named, text);
+        if (item !== value[i]) (copy ??= [...value])[i] = item;
+      }
+      return copy ?? value;
     }
-    return copy;
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return value;
+    let copy: Record<string, unknown> | undefined;
+    const record = value as Record<string, unknown>;
+    for (const name of Object.keys(record)) {
+      const item = this.walk(record[name], depth + 1, named || this.fields.has(name.toLowerCase()), text);
+      if (item !== record[name]) (copy ??= { ...record })[name] = item;
+    }
+    return copy ?? value;
   }
 }
 

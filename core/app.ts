@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger, DestinationStream } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
 import { serverSettings } from './server-settings.js';
-import { createLogger, loggingSettings, type LoggingSettings } from './logger.js';
+import { createLogger, linesWritten, loggingSettings, type LoggingSettings } from './logger.js';
 import { LogRetention } from './log-retention.js';
 import { rememberSecrets } from './redact.js';
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
@@ -284,6 +284,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       logRetention?.close();
       await responses.close();
       await store.close();
+      await linesWritten();
       logger.flush?.();
     },
   };

@@ -4,6 +4,8 @@ import cluster from 'node:cluster';
 import { pino, type Logger, type DestinationStream } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
 import { redactDeep, redactText } from './redact.js';
+import type { Anonymizer } from './anonymize.js';
+import { transformStrings } from './log-bodies.js';
 
 export { redactText };
 
@@ -59,12 +61,58 @@ export const REDACT_PATHS = [
   ...SECRET_FIELDS.map((field) => `*.*["${field}"]`),
 ];
 
+/** Set once the app has built it (its key comes from the data-protection settings): every line is anonymized from then on. */
+let anonymizer: Anonymizer | undefined;
+
+/**
+ * Anonymizes every log line from now on (MODELGATE_ANONYMIZATION_ENABLED): e-mail addresses and
+ * phone numbers in any text, named fields however deep (a logged request body's `user`,
+ * `metadata.email`). Held for the process like the secrets redact.ts masks: lines are written
+ * from everywhere, and each logger would otherwise have to be handed it.
+ */
+export function anonymizeLogs(instance: Anonymizer | undefined): void {
+  anonymizer = instance?.enabled ? instance : undefined;
+}
+
 /** An error's message, stack and own fields (a GatewayError's `cause` list, say), masked. */
 function redactedError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown as Record<string, unknown> | null;
   if (typeof serialized !== 'object' || serialized === null) return serialized;
-  for (const field of Object.keys(serialized)) serialized[field] = redactDeep(serialized[field]);
+  for (const field of Object.keys(serialized)) serialized[field] = anonymized(redactDeep(serialized[field]));
   return serialized;
+}
+
+/** Lines masked and anonymized already (prepareLine): the hook leaves them as they are. */
+const prepared = new WeakSet<object>();
+/** Lines being prepared, so a shutdown writes them before it flushes. */
+const preparing = new Set<Promise<unknown>>();
+
+/**
+ * Writes a line that may carry large bodies (a request line with MODELGATE_LOG_REQUESTS or
+ * _RESPONSES): masked and anonymized a slice at a time, yielding to other work (log-bodies.ts),
+ * then written. The line is written a little later than it is asked for.
+ */
+export function logLarge(logger: Logger, line: Record<string, unknown>, message: string): void {
+  const named = (anonymizer?.namedFields(line) ?? line) as Record<string, unknown>;
+  const treat = anonymizer ? (text: string) => anonymizer!.text(redactText(text)) : redactText;
+  const work = transformStrings(named, treat)
+    .then((ready) => {
+      const object = ready as Record<string, unknown>;
+      prepared.add(object);
+      logger.info(object, message);
+    })
+    .catch((error: Error) => logger.warn({ err: error.message }, 'a log line could not be prepared'))
+    .finally(() => preparing.delete(work));
+  preparing.add(work);
+}
+
+/** Resolves once every line logLarge was asked for is written (to the logger: flush it after). */
+export async function linesWritten(): Promise<void> {
+  while (preparing.size > 0) await Promise.all(preparing);
+}
+
+function anonymized<T>(value: T): T {
+  return anonymizer ? (anonymizer.value(value) as T) : value;
 }
 
 export function createLogger(settings: LoggingSettings, destination?: DestinationStream): Logger {
@@ -84,8 +132,8 @@ export function createLogger(settings: LoggingSettings, destination?: Destinatio
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
         for (let i = 0; i < args.length; i++) {
           const arg = args[i];
-          if (typeof arg === 'string') args[i] = redactText(arg);
-          else if (i === 0) args[i] = redactDeep(arg);
+          if (typeof arg === 'string') args[i] = anonymized(redactText(arg));
+          else if (i === 0 && !(typeof arg === 'object' && arg !== null && prepared.has(arg))) args[i] = anonymized(redactDeep(arg));
         }
         method.apply(this, args);
       },

@@ -17,7 +17,7 @@ import { requestContext, type RequestContext } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';
 import { sendJson } from './respond.js';
 import type { Handler, Plugin, Route } from './pipeline.js';
-import type { LoggingSettings } from './logger.js';
+import { logLarge, type LoggingSettings } from './logger.js';
 
 export interface ServerOptions {
   host: string;
@@ -300,7 +300,9 @@ export class GatewayServer {
     }
     if (logging.MODELGATE_LOG_REQUESTS && ctx.chat) line.request = ctx.chat.body;
     if (logging.MODELGATE_LOG_RESPONSES) line.response = outcome.completion ?? (outcome.generated.length > 0 ? outcome.generated.join('') : undefined);
-    logger.info(line, 'request');
+    // Bodies may be large: masked and anonymized without holding the event loop.
+    if (line.request !== undefined || line.response !== undefined) logLarge(logger, line, 'request');
+    else logger.info(line, 'request');
   }
 }
 

@@ -71,3 +71,16 @@ t.test('deeply nested values are cut, not walked without end', async (t) => {
   for (let i = 0; i < 10_000; i++) deep = [deep];
   t.doesNotThrow(() => anon.value(deep));
 });
+
+t.test('ids and timestamps are not phone numbers', async (t) => {
+  for (const text of ['req 550e8400-e29b-41d4-a716-446655440000', 'id 123e4567-e89b-12d3-a456-426614174000 ok', 'at 2026-11-26T11:14:55.123Z']) {
+    t.equal(anon.text(text), text, text);
+  }
+});
+
+t.test('nothing changed: the same object, not a copy', async (t) => {
+  const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }], n: 1 };
+  t.equal(anon.value(body), body);
+  const changed = anon.value({ a: { b: 'x' }, c: 'bob@example.org' }) as Record<string, unknown>;
+  t.not(changed.c, 'bob@example.org');
+});

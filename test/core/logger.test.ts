@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, statSync, utimesSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
+import { anonymizeLogs, createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
+import { Anonymizer } from '../../core/anonymize.js';
 import { LogRetention } from '../../core/log-retention.js';
 import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
@@ -70,6 +71,26 @@ t.test('key-shaped text is masked at any depth: failure lists and logged request
   t.equal(lines[0]!.request.messages[0].content, 'my key is AIza[REDACTED], valid?');
   t.equal(detail[0]!.message, 'invalid key sk-proj-abcdef123456', "the caller's objects are not changed");
   t.equal(request.messages[0]!.content, 'my key is AIzaSyA1234567890, valid?');
+});
+
+t.test('with anonymization on, no e-mail address, phone number or user id reaches a line', async (t) => {
+  const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 3) });
+  anonymizeLogs(anonymizer);
+  t.teardown(() => anonymizeLogs(undefined));
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  const request = { model: 'gpt-4o', user: 'alice-7', metadata: { user_id: 'u-991' }, messages: [{ role: 'user', content: 'Write to bob@example.org or call +1 555 123 4567' }] };
+  logger.info({ requestId: '550e8400-e29b-41d4-a716-446655440000', request }, 'request');
+  logger.warn('refused for carol@example.net');
+  logger.error({ err: new Error('upstream said: unknown user dave@example.com') }, 'request failed');
+  const all = JSON.stringify(lines);
+  for (const secret of ['bob@example.org', '555 123 4567', 'alice-7', 'u-991', 'carol@example.net', 'dave@example.com']) t.notOk(all.includes(secret), `no ${secret}`);
+  t.equal(lines[0]!.request.user, anonymizer.pseudonym('alice-7'), 'the user as its pseudonym: lines still group by user');
+  t.equal(lines[0]!.requestId, '550e8400-e29b-41d4-a716-446655440000', 'ids stay');
+  t.equal(request.user, 'alice-7', "the caller's object is not changed");
+  anonymizeLogs(new Anonymizer({ enabled: false, fields: [], key: Buffer.alloc(32, 3) }));
+  logger.info({ request }, 'request');
+  t.equal(lines.at(-1)!.request.user, 'alice-7', 'MODELGATE_ANONYMIZATION_ENABLED=false: as it was');
 });
 
 t.test('the level filters lines', async (t) => {
