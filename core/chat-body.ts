@@ -100,6 +100,7 @@ export const chatBody: PluginModule<typeof settings> = {
           return (promptTokens ??= estimatePromptTokens(body));
         },
         promptTokensUpperBound: promptTokensUpperBound(body, bytes),
+        bodyBytes: bytes,
         images: countImages(body),
       };
     }
@@ -164,6 +165,7 @@ export const chatBody: PluginModule<typeof settings> = {
         expectedOutputTokens: 0,
         promptTokens: tokens,
         promptTokensUpperBound: Math.max(tokens, bytes),
+        bodyBytes: bytes,
         images: 0,
       };
     }

@@ -46,14 +46,15 @@ export function capture(ctx: RequestContext): Capture | undefined {
   const latencyMs = performance.now() - ctx.startedAt;
   const request = chat.api === 'responses' ? chat.responses?.request : chat.api === 'embeddings' ? chat.embeddings?.request : chat.body;
   let response: Capture['response'];
-  let bytes = Number(ctx.headers['content-length']) || 0;
+  // What the capture keeps alive until written: the parsed body (about its size as received) and the answer.
+  let bytes = chat.bodyBytes ?? (Number(ctx.headers['content-length']) || 0);
   if (outcome.embeddings) {
     // Vectors say nothing to a reader and are large: how many, of what size.
     const data = outcome.embeddings.data ?? [];
     response = { json: { object: 'list', model: outcome.embeddings.model, embeddings: data.length, dimensions: Array.isArray(data[0]?.embedding) ? data[0].embedding.length : undefined, usage: outcome.embeddings.usage } };
   } else if (outcome.completion) {
     response = { json: outcome.completion };
-    bytes += outcome.completionJson?.length ?? 1024;
+    bytes += outcome.completionJson?.length ?? 1024 + 8 * (outcome.usage?.completion_tokens ?? 512);
   } else if (outcome.generated.length > 0) {
     response = { pieces: outcome.generated };
     for (const piece of outcome.generated) bytes += piece.length;

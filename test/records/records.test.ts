@@ -162,3 +162,32 @@ t.test('records off: no observer, nothing written, the admin list answers empty'
   const page = await call(gateway.url, '/admin/requests');
   t.same(page.json, { object: 'list', data: [], first_id: null, last_id: null, has_more: false });
 });
+
+t.test('embeddings, the Responses API and a refusal are recorded too; the error message is sealed', async (t) => {
+  const gateway = await startGateway({
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_RETRIES: '0',
+    MODELGATE_CACHE_ENABLED: 'false',
+    MODELGATE_REQUEST_RECORDS: 'true',
+  });
+  t.teardown(() => gateway.close());
+  const client = gateway.client();
+  await client.embeddings.create({ model: 'text-embedding-3-small', input: ['one', 'two'], user: 'carol' });
+  await client.responses.create({ model: 'gpt-4o-mini', input: `reach me at ${EMAIL}`, store: false });
+  const refused = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'no-such-model-xyz', messages: [{ role: 'user', content: `call ${PHONE}` }] }) });
+  t.equal(refused.status, 404);
+  const [error, responses, embeddings] = await records(gateway, 3);
+  t.match(embeddings, { api: 'embeddings', model: 'text-embedding-3-small', status: 200, user: gateway.app.anonymizer.pseudonym('carol') });
+  const embedded = await call(gateway.url, `/admin/requests/${embeddings.id}`);
+  t.match(embedded.json.bodies.response, { object: 'list', embeddings: 2 }, 'a summary, not the vectors');
+  t.same(embedded.json.bodies.request.input, ['one', 'two']);
+  t.match(responses, { api: 'responses', status: 200 });
+  const answered = await call(gateway.url, `/admin/requests/${responses.id}`);
+  t.match(answered.json.bodies.request.input, /^reach me at anon_[0-9a-f]{16}$/, "the client's own Responses request, anonymized");
+  t.match(error, { status: 404, error_code: refused.json.error.code, provider: null });
+  const failed = await call(gateway.url, `/admin/requests/${error.id}`);
+  t.type(failed.json.bodies.error_message, 'string');
+  t.notMatch(failed.json.bodies.request.messages[0].content, '555');
+  t.equal(gateway.app.records.writer!.dropped, 0);
+});
