@@ -11,6 +11,10 @@ import type { RequestRecordTable } from '../store/schema.js';
 import { toRow, type Capture, type RowOptions } from './capture.js';
 
 const BATCH = 100;
+/** A batch also ends past this many bytes of captured bodies: one SQLite insert holds the event loop while it runs. */
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** Building (anonymizing, serializing, sealing) lets the event loop go after about this many bytes. */
+const YIELD_BYTES = 512 * 1024;
 const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
 const MAX_BACKOFF_MS = 30_000;
 const MAX_ATTEMPTS = 5;
@@ -73,7 +77,7 @@ export class RecordWriter {
     let batches = 0;
     while (this.backlog > 0) {
       if (batches++ > 0) await new Promise((resolve) => setImmediate(resolve));
-      if (this.pending.length === 0) this.build();
+      if (this.pending.length === 0) await this.build();
       try {
         await this.store.db
           .insertInto('request_records')
@@ -93,10 +97,19 @@ export class RecordWriter {
   }
 
   /** Turns the head of the queue into rows; a capture that cannot be built (never expected) is dropped, logged. */
-  private build(): void {
-    const batch = this.queue.splice(0, BATCH);
+  private async build(): Promise<void> {
+    let taken = 0;
+    let bytes = 0;
+    while (taken < this.queue.length && taken < BATCH && (taken === 0 || bytes + this.queue[taken]!.bytes <= BATCH_BYTES)) bytes += this.queue[taken++]!.bytes;
+    const batch = this.queue.splice(0, taken);
+    let sinceYield = 0;
     for (const capture of batch) {
       this.queuedBytes -= capture.bytes;
+      if (sinceYield > YIELD_BYTES) {
+        sinceYield = 0;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      sinceYield += capture.bytes;
       try {
         this.pending.push(toRow(capture, this.options));
       } catch (error) {
