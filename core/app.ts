@@ -197,6 +197,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
     store: () => store,
     responses,
+    anonymizer: protection.anonymizer,
   };
   const plugins: Plugin[] = [];
   try {
