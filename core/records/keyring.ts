@@ -95,7 +95,13 @@ export function loadRecordKeys(source: KeySource): RecordKeys | undefined {
   let master: Buffer | undefined = settings.MODELGATE_ENCRYPTION_MASTER_KEY === undefined ? undefined : Buffer.from(settings.MODELGATE_ENCRYPTION_MASTER_KEY, 'base64');
   if (!master) {
     const file = join(resolve(source.dataDir), MASTER_KEY_FILE);
-    master = readKeyFile(file, source.logger);
+    try {
+      master = readKeyFile(file, source.logger);
+    } catch (error) {
+      // Records off: a bad file is not worth refusing to start over (the anonymizer gets a key of its own).
+      if (source.required) throw error;
+      source.logger.warn({ err: (error as Error).message }, 'the encryption key file is unusable and records are off: ignored');
+    }
     if (!master && keyring.size === 0 && source.required) {
       if (source.env === 'prod') {
         throw new ConfigError([

@@ -136,6 +136,9 @@ t.test('the embedded default creates a 0600 key file once, reuses it, and never 
   writeFileSync(file, 'garbage\n');
   t.throws(() => loadRecordKeys({ settings: settings(), dataDir: dir, env: 'dev', required: true, logger: silent }), /does not hold a 32-byte base64 key; it is never overwritten/);
   t.equal(readFileSync(file, 'utf8'), 'garbage\n');
+  // Records off: the bad file is ignored with a warning, not a refusal to start.
+  t.equal(loadRecordKeys({ settings: settings(), dataDir: dir, env: 'dev', required: false, logger: silent }), undefined);
+  t.equal(readFileSync(file, 'utf8'), 'garbage\n', 'still not overwritten');
 });
 
 t.test('in prod, records without a key stop the start; records off need no key', async (t) => {

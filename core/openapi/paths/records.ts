@@ -21,8 +21,8 @@ export const recordPaths: Record<string, PathItem> = {
       parameters: [
         query('limit', 'Records per page, 1 to 100 (default 20).', { type: 'integer', minimum: 1, maximum: 100 }),
         query('after', 'The `last_id` of the previous page.', { type: 'string', pattern: '^rec_[0-9a-f]{32}$' }),
-        query('start', 'Only requests started at or after this ISO 8601 date or date-time.', { type: 'string' }),
-        query('end', 'Only requests started before this ISO 8601 date or date-time.', { type: 'string' }),
+        query('start', 'Only requests started at or after this ISO 8601 date (UTC midnight) or date-time with its zone (`Z` or `±hh:mm`).', { type: 'string' }),
+        query('end', 'Only requests started before this ISO 8601 date (UTC midnight) or date-time with its zone.', { type: 'string' }),
         query('key_id', 'Only requests made with this key id.'),
         query('model', 'Only requests that asked for, or were routed to, this model.'),
         query('status', 'Only requests answered with this HTTP status.', { type: 'integer', minimum: 100, maximum: 599 }),
