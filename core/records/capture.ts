@@ -95,6 +95,8 @@ export interface RowOptions {
 }
 
 /** Text the client influences in plain columns is clipped: a row's metadata stays small. */
+// Control characters (NUL among them: PostgreSQL refuses it in text) never reach the database.
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const clip = (text: string, max = 200) => (text.length > max ? text.slice(0, max) : text).replace(/[\u0000-\u001f\u007f]/g, '');
 const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), 2_147_483_647) : 0);
 
@@ -112,7 +114,7 @@ export function toRow(c: Capture, options: RowOptions): RequestRecordTable {
   const responseValue = c.response === undefined ? undefined : 'json' in c.response ? c.response.json : { text: c.response.pieces.join('') };
   const responseText = responseValue === undefined ? null : body(responseValue, 2);
   // Error messages may quote the request (a bad field's value).
-  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(c.errorMessage), 4096).kept;
+  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(c.errorMessage).replace(CONTROL, ''), 4096).kept;
   const current = keys?.current();
   const protect = (field: 'request' | 'response' | 'error', text: string) => (current ? seal(current, c.id, field, text) : text);
   return {

@@ -4,7 +4,8 @@
 // batch, the event loop let go between batches. The backlog is bounded in records and in bytes:
 // past it new records are dropped and counted, with a warning — records are not money, so a
 // database that is away costs records, never memory or requests. A batch that fails is kept (its
-// rows built once) and retried with backoff; one that fails MAX_ATTEMPTS times is dropped, counted.
+// rows built once) and retried with backoff; after MAX_ATTEMPTS its rows are tried one by one and
+// those that still fail are dropped, counted.
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { RequestRecordTable } from '../store/schema.js';
@@ -74,26 +75,50 @@ export class RecordWriter {
   }
 
   private async writeAll(): Promise<void> {
+    // Only what is queued now: records arriving meanwhile wait for the next flush, so a flush ends.
+    let left = this.backlog;
     let batches = 0;
-    while (this.backlog > 0) {
+    while (left > 0 && this.backlog > 0) {
       if (batches++ > 0) await new Promise((resolve) => setImmediate(resolve));
       if (this.pending.length === 0) await this.build();
+      const rows = this.pending;
+      left -= Math.max(1, rows.length);
+      if (rows.length === 0) continue;
       try {
-        await this.store.db
-          .insertInto('request_records')
-          .values(this.pending)
-          // A retry of a batch that did commit writes nothing twice.
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .execute();
+        await this.insert(rows);
+        this.written += rows.length;
       } catch (error) {
         if (++this.attempts < MAX_ATTEMPTS) throw error;
-        this.logger.warn({ err: (error as Error).message, records: this.pending.length }, 'request records: a batch failed repeatedly and was dropped');
-        this.dropped += this.pending.length;
+        await this.rowByRow(rows, error as Error);
       }
-      if (this.attempts < MAX_ATTEMPTS) this.written += this.pending.length;
       this.pending = [];
       this.attempts = 0;
     }
+  }
+
+  private async insert(rows: RequestRecordTable[]): Promise<void> {
+    await this.store.db
+      .insertInto('request_records')
+      .values(rows)
+      // A retry of a batch that did commit writes nothing twice.
+      .onConflict((conflict) => conflict.column('id').doNothing())
+      .execute();
+  }
+
+  /** A batch that keeps failing: each row alone once; the rows that still fail are dropped, counted. */
+  private async rowByRow(rows: RequestRecordTable[], cause: Error): Promise<void> {
+    let failed = 0;
+    for (const row of rows) {
+      try {
+        await this.insert([row]);
+        this.written++;
+      } catch {
+        failed++;
+      }
+    }
+    if (failed === 0) return;
+    this.dropped += failed;
+    this.logger.warn({ err: cause.message, records: failed }, 'request records: records that could not be written were dropped');
   }
 
   /** Turns the head of the queue into rows; a capture that cannot be built (never expected) is dropped, logged. */

@@ -126,6 +126,28 @@ for (const engine of ENGINES) {
     t.equal(writer.dropped, 7, 'added after close: dropped');
   });
 
+  t.test(`${engine}: a batch the database refuses is retried, then dropped and counted; writing resumes`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const { logger, lines } = captureLogs();
+    const writer = new RecordWriter(store, logger, { flushMs: 60_000, maxBacklog: 100, maxBodyBytes: 1 << 20, anonymizer, keys: undefined });
+    t.teardown(() => writer.close());
+    await store.db.schema.alterTable('request_records').renameTo('request_records_away').execute();
+    for (let i = 0; i < 3; i++) writer.add(capture());
+    for (let attempt = 1; attempt < 5; attempt++) {
+      await t.rejects(writer.flush(), `attempt ${attempt} fails and keeps the batch`);
+      t.equal(writer.backlog, 3);
+    }
+    await writer.flush();
+    t.equal(writer.backlog, 0);
+    t.equal(writer.dropped, 3);
+    t.ok(lines().some((line) => /could not be written were dropped/.test(String(line.msg))));
+    await store.db.schema.alterTable('request_records_away').renameTo('request_records').execute();
+    writer.add(capture());
+    await writer.flush();
+    t.equal(writer.written, 1);
+    t.equal(await count(store), 1);
+  });
+
   t.test(`${engine}: retention deletes records older than MODELGATE_REQUEST_RETENTION in batches`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const template = { request_id: 'r', tenant: 't', key_id: 'k', api: 'chat' as const, model: 'm', provider: null, routed_model: null, status: 200, error_code: null, prompt_tokens: 0, completion_tokens: 0, cost_nano: null, latency_ms: 1, ttft_ms: null, cache: null, stream: 0, end_user: null, encryption_key: null, truncated: 0, request_body: '{}', response_body: null, error_message: null };
