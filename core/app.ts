@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger, DestinationStream } from 'pino';
 import { loadConfig, ConfigError, type LoadedConfig } from './config.js';
 import { serverSettings } from './server-settings.js';
-import { createLogger, linesWritten, loggingSettings, type LoggingSettings } from './logger.js';
+import { anonymizeLogs, createLogger, linesWritten, loggingSettings, type LoggingSettings } from './logger.js';
 import { LogRetention } from './log-retention.js';
 import { rememberSecrets } from './redact.js';
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
@@ -37,6 +37,9 @@ import { chatBody } from './chat-body.js';
 import { CHAT_PATH, EMBEDDINGS_PATH, RESPONSES_PATH } from './api-paths.js';
 import { ResponseStore, responsesSettings } from './responses/store.js';
 import { responseRoutes } from './responses/routes.js';
+import { recordSettings, type RecordSettings } from './records/settings.js';
+import { dataProtection, RequestRecords } from './records/records.js';
+import type { Anonymizer } from './anonymize.js';
 import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
 import { ipFilter } from '../plugins/ip-filter.js';
@@ -65,7 +68,7 @@ export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, keys, auth,
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
-export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, responsesSettings, plannedSettings];
+export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, responsesSettings, recordSettings, plannedSettings];
 
 export function allSettings(): SettingsSchema[] {
   return [...CORE_SETTINGS, ...PIPELINE.map((p) => p.settings), ...PROVIDERS.map((p) => p.settings)];
@@ -81,8 +84,12 @@ export interface App {
   /** Every route the server answers; GET /v1/openapi.json describes them. */
   routes: readonly Route[];
   deps: PluginDeps;
-  /** Removes ledger rows and rollups past their retention, in the background (started by listen()). */
+  /** Removes ledger rows, rollups and request records past their retention, in the background (started by listen()). */
   sweeper: RetentionSweeper;
+  /** The one Anonymizer of the process (request records; logging uses the same), keyed from the record key material. */
+  anonymizer: Anonymizer;
+  /** Request records: the writer (when MODELGATE_REQUEST_RECORDS is on) and the admin routes. */
+  records: RequestRecords;
   /** Starts listening; resolves with the base URL clients use (MODELGATE_BASE_URL, else the local …/v1). */
   listen(): Promise<string>;
   /** Graceful stop: in-flight requests finish (bounded), then plugins and connections close. */
@@ -158,7 +165,19 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     // 0.1's embedded ledger is imported into SQLite only (migration 0004): moving to PostgreSQL at the same upgrade leaves it behind.
     logger.warn({ file: join(resolve(values.MODELGATE_DATA_DIR as string), 'ledger.db') }, "a 0.1 ledger.db is in the data directory; it is imported only into the embedded SQLite database, so its spend history is not in PostgreSQL");
   }
-  const sweeper = new RetentionSweeper(store, values as StoreSettings, logger);
+  let records: RequestRecords;
+  let protection: ReturnType<typeof dataProtection>;
+  try {
+    // A keyring that does not parse, or prod with records on and no key, stops the start here.
+    protection = dataProtection(values as RecordSettings, { dataDir: values.MODELGATE_DATA_DIR as string, env: config.env, logger, bootstrapKey: values.MODELGATE_API_KEY as string });
+    records = new RequestRecords(store, logger, values as RecordSettings, protection);
+    // Every log line from here on: bodies, error messages, the user field.
+    anonymizeLogs(protection.anonymizer);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const sweeper = new RetentionSweeper(store, values as StoreSettings & RecordSettings, logger);
   const logging = values as LoggingSettings;
   // Rotated log files are this process's own (on its disk): each process ages out its own.
   const logRetention = logging.MODELGATE_LOG_FILE && logging.MODELGATE_LOG_ROTATION ? new LogRetention(logging.MODELGATE_LOG_FILE, logging.MODELGATE_LOG_RETENTION, logging.MODELGATE_LOG_ROTATION_COUNT, logger) : undefined;
@@ -184,6 +203,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     redis: () => (redis ??= createRedis(values as RedisSettings, logger)),
     store: () => store,
     responses,
+    anonymizer: protection.anonymizer,
   };
   const plugins: Plugin[] = [];
   try {
@@ -220,6 +240,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
   const routes: Route[] = [
     ...pipelineRoutes,
     ...responseRoutes(responses),
+    ...records.routes,
     ...coreRoutes({ catalog, providers, version: VERSION, isShuttingDown: () => closing, admits }),
     ...providerRoutes({ catalog, providers, health: deps.health, forwarder }),
     ...plugins.flatMap((plugin) => plugin.routes ?? []),
@@ -246,7 +267,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     logging: values as LoggingSettings,
     routes,
     chainFor: (route): Handler => (values.MODELGATE_LOG_PERFORMANCE ? composeTimed : compose)(stepsFor(route, steps), route.handle),
-    observers: plugins.filter((plugin) => plugin.observe),
+    observers: [...plugins.filter((plugin) => plugin.observe), ...(records.observer ? [records.observer] : [])],
   });
 
   return {
@@ -259,6 +280,8 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     routes,
     deps,
     sweeper,
+    anonymizer: protection.anonymizer,
+    records,
     async listen() {
       const address = await server.listen().catch((error: unknown) => {
         throw listenError(error, core.MODELGATE_HOST, core.MODELGATE_PORT);
@@ -280,6 +303,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       for (const plugin of [...plugins].reverse()) await plugin.close?.();
       forwarder.close();
       if (redis) redis.disconnect();
+      await records.close();
       await sweeper.close();
       logRetention?.close();
       await responses.close();

@@ -48,6 +48,12 @@ const settings = defineSettings({
     description:
       'Deepest nesting of arrays and objects accepted in a chat request body, counting the body itself as level 1 (so `tools[0].function.parameters` is level 5), and in a tool call\'s `arguments`. Deeper bodies get 400 `json_too_deep` naming the field. The default leaves room for the deepest JSON Schema providers accept (OpenAI: 10 levels of objects, about 25 levels of JSON); the maximum keeps the recursive JSON walks after parsing far from the stack\'s limit.',
   },
+  MODELGATE_ANONYMIZE_UPSTREAM: {
+    type: 'boolean',
+    default: false,
+    description:
+      'Anonymize request bodies before they are routed, cached and forwarded, as records and logs are (with MODELGATE_ANONYMIZATION_ENABLED): the provider sees pseudonyms instead of the user field, named fields, e-mail addresses and phone numbers. Off: providers get the body as sent.',
+  },
 });
 
 /** ctx.route of the two other APIs whose bodies this step reads (the server names a route `METHOD path`). */
@@ -62,6 +68,7 @@ export const chatBody: PluginModule<typeof settings> = {
     const limits = { maxBytes: Math.floor(s.MODELGATE_MAX_BODY_SIZE * 1024 * 1024), idleMs: s.MODELGATE_BODY_IDLE_TIMEOUT };
     const defaultOutputTokens = s.MODELGATE_DEFAULT_OUTPUT_TOKENS;
     const maxDepth = s.MODELGATE_MAX_JSON_DEPTH;
+    const anonymizer = s.MODELGATE_ANONYMIZE_UPSTREAM && deps.anonymizer.enabled ? deps.anonymizer : undefined;
     return { name: 'chat-body', step: { name: 'chat-body', scope: 'chat', handle } };
 
     async function handle(ctx: RequestContext, next: Next): Promise<void> {
@@ -75,6 +82,8 @@ export const chatBody: PluginModule<typeof settings> = {
       // Before anything walks the body (validation included): every later walk may recurse.
       const deep = tooDeepPath(parsed, maxDepth);
       if (deep) throw tooDeep(fieldOf(deep), maxDepth);
+      // Opt-in: what leaves for the provider (and what the cache keys on) carries pseudonyms too.
+      if (anonymizer) parsed = anonymizer.value(parsed);
       if (ctx.route === RESPONSES_ROUTE) ctx.chat = await responsesState(ctx, parsed, raw.length);
       else if (ctx.route === EMBEDDINGS_ROUTE) ctx.chat = embeddingsState(ctx, parsed, raw.length);
       else ctx.chat = chatState(ctx, validateChatRequest(parsed), raw.length, 'chat');
@@ -100,6 +109,7 @@ export const chatBody: PluginModule<typeof settings> = {
           return (promptTokens ??= estimatePromptTokens(body));
         },
         promptTokensUpperBound: promptTokensUpperBound(body, bytes),
+        bodyBytes: bytes,
         images: countImages(body),
       };
     }
@@ -164,6 +174,7 @@ export const chatBody: PluginModule<typeof settings> = {
         expectedOutputTokens: 0,
         promptTokens: tokens,
         promptTokensUpperBound: Math.max(tokens, bytes),
+        bodyBytes: bytes,
         images: 0,
       };
     }

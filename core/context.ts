@@ -86,6 +86,8 @@ export interface ChatState {
   readonly promptTokens: number;
   /** A cheap bound that promptTokens never exceeds (body bytes, per-message overhead, images). */
   readonly promptTokensUpperBound: number;
+  /** Bytes of the body as received (a Responses request's: with the history it continues); bounds what a request record holds. */
+  readonly bodyBytes?: number;
   /** Image parts: promptTokens counts IMAGE_TOKENS each; models that bill more are charged the rest (core/estimate.ts). */
   readonly images: number;
 }

@@ -17,6 +17,7 @@ import type { KeyStore } from './key-store.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
 import type { Store } from './store/database.js';
 import type { ResponseStore } from './responses/store.js';
+import type { Anonymizer } from './anonymize.js';
 
 export type Next = () => Promise<void>;
 
@@ -72,6 +73,8 @@ export interface PluginDeps {
   keyStores: KeyStore[];
   /** Stored responses of POST /v1/responses (read by the chat-body step for previous_response_id). */
   responses: ResponseStore;
+  /** The one Anonymizer of the process (core/records/records.ts dataProtection): pseudonyms for whatever a plugin keeps about a request. */
+  anonymizer: Anonymizer;
   /** Reads the per-request overrides every plugin declared (used by the chat-body step). */
   parseOverrides: OverrideParser;
 }

@@ -34,13 +34,6 @@ export const plannedSettings = defineSettings({
   MODELGATE_AB_TESTING_ENABLED: { type: 'boolean', default: false, description: 'Split traffic between routing variants.' },
   MODELGATE_AB_TESTING_DURATION: { type: 'integer', default: 7, minimum: 1, description: 'Days an A/B test runs.' },
   MODELGATE_AB_TESTING_METRICS: { type: 'array', default: [], description: 'Metrics compared (cost, quality_score, user_satisfaction).' },
-  // Data protection
-  MODELGATE_ENCRYPTION_ENABLED: { type: 'boolean', default: true, variants: ['prod'], description: 'Encrypt stored request/response records.' },
-  MODELGATE_ENCRYPTION_ALGORITHM: { type: 'string', enum: ['AES-256-GCM'], default: 'AES-256-GCM', description: 'Cipher of stored records.' },
-  MODELGATE_KEY_ROTATION_INTERVAL: { type: 'integer', default: 30, minimum: 1, description: 'Days between encryption key rotations.' },
-  MODELGATE_REQUEST_RETENTION: { type: 'integer', default: 30, minimum: 1, description: 'Days stored request records are kept.' },
-  MODELGATE_ANONYMIZATION_ENABLED: { type: 'boolean', default: true, description: 'Anonymize stored records.' },
-  MODELGATE_ANONYMIZATION_FIELDS: { type: 'array', default: [], description: 'Fields anonymized (user_id, email, phone).' },
 });
 
 /** Defaults that are on but act on nothing yet are not worth a warning; an explicit value is. */

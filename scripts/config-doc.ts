@@ -18,6 +18,7 @@ const SEE_ALSO: Record<string, string> = {
   Redis: 'storage.md',
   'Database and retention': 'storage.md',
   'Stored responses': 'api.md',
+  'Request records and data protection': 'security.md#request-records',
   metrics: 'operations.md#metrics',
   'ip-filter': 'security.md#ip-filter-and-trusted-proxies',
   keys: 'security.md#keys-of-the-admin-api',

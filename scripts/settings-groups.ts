@@ -10,6 +10,7 @@ import { catalogSettings } from '../core/catalog.js';
 import { redisSettings } from '../core/redis.js';
 import { storeSettings } from '../core/store/settings.js';
 import { responsesSettings } from '../core/responses/store.js';
+import { recordSettings } from '../core/records/settings.js';
 import { plannedSettings } from '../core/planned-settings.js';
 
 export type GroupKind = 'core' | 'pipeline' | 'provider' | 'planned';
@@ -32,6 +33,7 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
   core('Redis', 'core/redis.ts', redisSettings),
   core('Database and retention', 'core/store/settings.ts', storeSettings),
   core('Stored responses', 'core/responses/store.ts', responsesSettings),
+  core('Request records and data protection', 'core/records/settings.ts', recordSettings),
   ...PIPELINE.map((plugin): SettingsGroup => ({ name: plugin.name, kind: 'pipeline', schema: plugin.settings })),
   ...PROVIDERS.map((provider): SettingsGroup => ({ name: provider.name, kind: 'provider', schema: provider.settings })),
   { name: 'Declared, not built yet', kind: 'planned', file: 'core/planned-settings.ts', schema: plannedSettings },

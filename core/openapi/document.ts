@@ -19,6 +19,8 @@ import { providerPaths } from './paths/providers.js';
 import { usagePaths } from './paths/usage.js';
 import { gatewayPaths } from './paths/gateway.js';
 import { keyPaths } from './paths/keys.js';
+import { recordPaths } from './paths/records.js';
+import { recordSchemas } from './schemas/records.js';
 import type { Method, OpenApiDocument, PathItem } from './types.js';
 
 /**
@@ -64,19 +66,20 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Providers', description: 'The providers behind the gateway.' },
       { name: 'Usage', description: 'Spend and budgets.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
+      { name: 'Request records', description: 'Stored request records (MODELGATE_REQUEST_RECORDS): the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
     ],
     paths: {
       ...chatPaths(options.overrides),
       ...responsesPaths(options.overrides),
       ...embeddingsPaths(options.overrides),
-      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...gatewayPaths },
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...recordPaths, ...gatewayPaths },
     components: {
       schemas: {
         ...chatSchemas(options.overrides),
         ...responsesSchemas(options.overrides),
         ...embeddingsSchemas(options.overrides),
-        ...gatewaySchemas, ...usageSchemas, ...keySchemas },
+        ...gatewaySchemas, ...usageSchemas, ...keySchemas, ...recordSchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

@@ -4,13 +4,15 @@
 // never one giant DELETE that locks a table. PostgreSQL drops whole monthly ledger partitions
 // (partitions.ts), so ledger rows live between N days and N days plus a month; SQLite deletes in
 // batches of BATCH rows with a pause between them, then hands the freed pages back (incremental
-// vacuum). Rollups go one bucket (an hour or a day) per statement. It runs an hour after another,
+// vacuum). Request records older than MODELGATE_REQUEST_RETENTION go BATCH at a time on both engines
+// (SQLite by rowid, PostgreSQL by id, oldest first via the created_at index). Rollups go one bucket (an hour or a day) per statement. It runs an hour after another,
 // on one replica at a time: the one holding the `retention` lease (lease.ts).
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from './database.js';
 import type { RollupTableName } from './schema.js';
 import type { StoreSettings } from './settings.js';
+import type { RecordSettings } from '../records/settings.js';
 import { dropPartitionsBefore, ensurePartitions, monthStart } from './partitions.js';
 import { releaseLease, takeLease } from './lease.js';
 
@@ -22,6 +24,8 @@ const VACUUM_PAGES = 2000;
 /** Fired alert rules are kept for periods that may still matter (this month and the last). */
 const ALERT_KEEP_MS = 62 * DAY_MS;
 const LEASE = 'retention';
+/** MODELGATE_REQUEST_RETENTION's default, for a sweeper built without it. */
+const REQUEST_RETENTION_DAYS = 30;
 
 export interface SweepReport {
   /** False when another replica holds the lease. */
@@ -31,11 +35,13 @@ export interface SweepReport {
   hourlyRowsDeleted: number;
   dailyRowsDeleted: number;
   alertsDeleted: number;
+  requestRecordsDeleted: number;
   /** Steps that failed this time (logged; tried again next time). */
   failed: string[];
 }
 
-type RetentionSettings = Pick<StoreSettings, 'MODELGATE_LEDGER_RETENTION' | 'MODELGATE_METRICS_RETENTION' | 'MODELGATE_METRICS_HOURLY_RETENTION'>;
+type RetentionSettings = Pick<StoreSettings, 'MODELGATE_LEDGER_RETENTION' | 'MODELGATE_METRICS_RETENTION' | 'MODELGATE_METRICS_HOURLY_RETENTION'> &
+  Partial<Pick<RecordSettings, 'MODELGATE_REQUEST_RETENTION'>>;
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -68,7 +74,7 @@ export class RetentionSweeper {
 
   /** One sweep, if this replica holds (or takes) the lease. A step that fails is logged; the others still run. */
   async sweep(now = Date.now()): Promise<SweepReport> {
-    const report: SweepReport = { ran: false, ledgerRowsDeleted: 0, ledgerPartitionsDropped: [], hourlyRowsDeleted: 0, dailyRowsDeleted: 0, alertsDeleted: 0, failed: [] };
+    const report: SweepReport = { ran: false, ledgerRowsDeleted: 0, ledgerPartitionsDropped: [], hourlyRowsDeleted: 0, dailyRowsDeleted: 0, alertsDeleted: 0, requestRecordsDeleted: 0, failed: [] };
     // Held for the interval: the other replicas skip their sweeps until it lapses.
     if (!(await takeLease(this.store, LEASE, this.intervalMs, undefined, now))) return report;
     report.ran = true;
@@ -94,8 +100,10 @@ export class RetentionSweeper {
       const alerts = await this.store.db.deleteFrom('budget_alerts').where('fired_at', '<', now - ALERT_KEEP_MS).executeTakeFirst();
       report.alertsDeleted = Number(alerts.numDeletedRows);
     });
-    if (this.store.engine === 'sqlite' && report.ledgerRowsDeleted + report.dailyRowsDeleted + report.hourlyRowsDeleted > 0) await step('vacuum', () => this.vacuum());
-    const removed = report.ledgerRowsDeleted + report.ledgerPartitionsDropped.length + report.dailyRowsDeleted + report.hourlyRowsDeleted + report.alertsDeleted;
+    const recordDays = this.settings.MODELGATE_REQUEST_RETENTION ?? REQUEST_RETENTION_DAYS;
+    await step('request records', async () => void (report.requestRecordsDeleted = await this.deleteRequestRecords(now - recordDays * DAY_MS)));
+    if (this.store.engine === 'sqlite' && report.ledgerRowsDeleted + report.dailyRowsDeleted + report.hourlyRowsDeleted + report.requestRecordsDeleted > 0) await step('vacuum', () => this.vacuum());
+    const removed = report.ledgerRowsDeleted + report.ledgerPartitionsDropped.length + report.dailyRowsDeleted + report.hourlyRowsDeleted + report.alertsDeleted + report.requestRecordsDeleted;
     if (removed > 0) this.logger.info({ ...report }, 'retention: removed what is past its retention');
     return report;
   }
@@ -105,6 +113,21 @@ export class RetentionSweeper {
     let total = 0;
     for (;;) {
       const result = await sql`delete from ledger where rowid in (select rowid from ledger where at < ${cutoff} limit ${BATCH})`.execute(this.store.db);
+      const deleted = Number(result.numAffectedRows ?? 0);
+      total += deleted;
+      if (deleted < BATCH || this.closed) return total;
+      await pause();
+    }
+  }
+
+  /** Request records made before `cutoff`, BATCH at a time, a pause between batches. */
+  private async deleteRequestRecords(cutoff: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const result =
+        this.store.engine === 'sqlite'
+          ? await sql`delete from request_records where rowid in (select rowid from request_records where created_at < ${cutoff} limit ${BATCH})`.execute(this.store.db)
+          : await sql`delete from request_records where id in (select id from request_records where created_at < ${cutoff} order by created_at limit ${BATCH})`.execute(this.store.db);
       const deleted = Number(result.numAffectedRows ?? 0);
       total += deleted;
       if (deleted < BATCH || this.closed) return total;

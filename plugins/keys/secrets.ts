@@ -2,7 +2,8 @@
 // HMAC-SHA256(pepper, secret). A token of any other shape cannot be one of ours and is refused
 // without a lookup. The pepper also encrypts (AES-256-GCM) the one thing kept that could give a
 // secret back: a regenerate's answer for its Idempotency-Key, for a few minutes.
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import { IV_BYTES, TAG_BYTES, openGcm, sealGcm } from '../../core/aes-gcm.js';
 
 const SECRET_BYTES = 32;
 /** Exactly the shape generateSecret makes: `uc_` + 43 base64url characters. */
@@ -35,19 +36,16 @@ export class Pepper {
   }
 
   seal(secret: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.sealKey, iv);
-    const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-    return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+    const { iv, ciphertext, tag } = sealGcm(this.sealKey, Buffer.from(secret, 'utf8'));
+    return Buffer.concat([iv, tag, ciphertext]).toString('base64url');
   }
 
   /** The sealed secret, or undefined when it was sealed under another pepper (or altered). */
   open(sealed: string): string | undefined {
     try {
       const raw = Buffer.from(sealed, 'base64url');
-      const decipher = createDecipheriv('aes-256-gcm', this.sealKey, raw.subarray(0, 12));
-      decipher.setAuthTag(raw.subarray(12, 28));
-      return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+      const tagEnd = IV_BYTES + TAG_BYTES;
+      return openGcm(this.sealKey, { iv: raw.subarray(0, IV_BYTES), tag: raw.subarray(IV_BYTES, tagEnd), ciphertext: raw.subarray(tagEnd) }).toString('utf8');
     } catch {
       return undefined;
     }

@@ -43,6 +43,7 @@ t.before(async () => {
       MODELGATE_RETRIES: '0',
       MODELGATE_CIRCUIT_BREAKER_ENABLED: 'false',
       MODELGATE_MAX_BODY_SIZE: '0.01',
+      MODELGATE_REQUEST_RECORDS: 'true',
     },
     { keyStores: [tenant] },
   );
@@ -397,6 +398,22 @@ t.test('the admin API of keys, as documented', async (t) => {
   await exchange(t, gateway, { ...one, method: 'DELETE' }, 200);
   await exchange(t, gateway, { ...one, method: 'DELETE', path: '/v1/admin/keys/key_nope' }, 404);
   await exchange(t, gateway, regenerate, 409);
+});
+
+t.test('the admin API of request records, as documented', async (t) => {
+  await exchange(t, gateway, { ...CHAT, body: chat('Record me', { user: 'alice' }) }, 200);
+  let list: RealResponse | undefined;
+  for (let i = 0; i < 50 && !(list && JSON.parse(list.text).data.length > 0); i++) {
+    await gateway.app.records.writer!.flush();
+    list = await exchange(t, gateway, { operation: '/v1/admin/requests', path: '/v1/admin/requests?limit=5&user=alice' }, 200);
+  }
+  const id = JSON.parse(list!.text).data[0].id;
+  await exchange(t, gateway, { operation: '/v1/admin/requests', path: '/v1/admin/requests?start=yesterday' }, 400);
+  await exchange(t, gateway, { operation: '/v1/admin/requests', key: TENANT_KEY }, 403);
+  const one = { operation: '/v1/admin/requests/{id}', path: `/v1/admin/requests/${id}` };
+  await exchange(t, gateway, one, 200);
+  await exchange(t, gateway, { ...one, path: `/v1/admin/requests/rec_${'0'.repeat(32)}` }, 404);
+  await exchange(t, gateway, { ...one, key: TENANT_KEY }, 403);
 });
 
 t.test('health, this document and the metrics, as documented', async (t) => {
