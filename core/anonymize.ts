@@ -1,7 +1,8 @@
 // Anonymization of what the gateway keeps about a request — stored request records, logged bodies,
 // error messages kept for reports — never of what it forwards (unless an operator opts in). Named
 // fields (the OpenAI `user` and `safety_identifier`, and every object key listed in
-// MODELGATE_ANONYMIZATION_FIELDS, however deep: `metadata.user_id`) and e-mail addresses and phone
+// MODELGATE_ANONYMIZATION_FIELDS, however deep: `metadata.user_id`; their strings and numbers, not
+// objects under them) and e-mail addresses and phone
 // numbers found in any text are replaced by a keyed pseudonym, `anon_` + 16 hex digits of
 // HMAC-SHA256(key, value). The same value always gives the same pseudonym under one key, so
 // records and reports still group by user without saying who; without the key a pseudonym cannot
@@ -37,6 +38,17 @@ export interface AnonymizerOptions {
   key: Buffer;
 }
 
+/** What `pseudonym` makes: left as it is when met again (a body anonymized before forwarding, then recorded). */
+const PSEUDONYM = /^anon_[0-9a-f]{16}$/;
+const WHOLE_EMAIL = new RegExp(`^${EMAIL.source.replace('(?<![A-Za-z0-9._%+-])', '')}$`);
+/** Work done between two looks at the clock by the yielding variants, in ms. */
+const SLICE_MS = 1;
+
+/** When the yielding variants last let other work run. */
+export interface Clock {
+  since: number;
+}
+
 export class Anonymizer {
   readonly enabled: boolean;
   private readonly fields: Set<string>;
@@ -51,8 +63,9 @@ export class Anonymizer {
     this.key = options.key;
   }
 
-  /** `anon_` + 16 hex digits of HMAC-SHA256(key, value): the same value, the same pseudonym. */
+  /** `anon_` + 16 hex digits of HMAC-SHA256(key, value): the same value, the same pseudonym; a pseudonym stays as it is. */
   pseudonym(value: string): string {
+    if (PSEUDONYM.test(value)) return value;
     let pseudonym = this.recent.get(value);
     if (pseudonym === undefined) {
       pseudonym = `anon_${createHmac('sha256', this.key).update(value).digest('hex').slice(0, 16)}`;
@@ -68,10 +81,29 @@ export class Anonymizer {
   text(text: string): string {
     if (!this.enabled) return text;
     let out = text;
-    if (out.includes('@')) out = out.replace(EMAIL, (email) => this.pseudonym(email.toLowerCase()));
-    if (/\d{2}/.test(out)) out = out.replace(PHONE, (match) => (isPhone(match) ? this.pseudonym(phoneDigits(match)) : match));
+    if (out.includes('@')) out = out.replace(EMAIL, this.email);
+    if (/\d{2}/.test(out)) out = out.replace(PHONE, this.phone);
     return out;
   }
+
+  /** `text` as `text()` gives it, letting other work run every millisecond or so (a 20 MB body takes a second). */
+  async textYielding(text: string, clock: Clock = { since: performance.now() }): Promise<string> {
+    if (!this.enabled) return text;
+    let out = text;
+    if (out.includes('@')) out = await replaceYielding(out, EMAIL, this.email, clock);
+    if (/\d{2}/.test(out)) out = await replaceYielding(out, PHONE, this.phone, clock);
+    return out;
+  }
+
+  private readonly email = (email: string): string => this.pseudonym(email.toLowerCase());
+
+  private readonly phone = (match: string): string => {
+    if (isPhone(match)) return this.pseudonym(phoneDigits(match));
+    // More digits than one number has, in groups: numbers side by side (`555 123 4567 555 987
+    // 6543`, a date then a number). Replaced whole: no part of either is left.
+    if (match.replace(/\D/g, '').length > 15 && /\d[ .()-]+\+?\d/.test(match)) return this.pseudonym(phoneDigits(match));
+    return match;
+  };
 
   /**
    * `value` (a request or response body, a log line's object) with named fields pseudonymized and
@@ -83,14 +115,36 @@ export class Anonymizer {
     return this.enabled ? this.walk(value, 0, false, true) : value;
   }
 
+  /** `value` as `value()` gives it, letting other work run every millisecond or so. */
+  async valueYielding(value: unknown, clock: Clock = { since: performance.now() }): Promise<unknown> {
+    if (!this.enabled) return value;
+    return this.walkYielding(this.walk(value, 0, false, false), clock, 0);
+  }
+
   /** `value` with only its named fields pseudonymized (text as is): the cheap half of `value`, for callers that treat text on their own. */
   namedFields(value: unknown): unknown {
     return this.enabled ? this.walk(value, 0, false, false) : value;
   }
 
+  /** The pseudonym of a named field's value: an address or a number as text gives it, so both agree. */
+  private named(value: string): string {
+    const trimmed = value.trim();
+    if (WHOLE_EMAIL.test(trimmed)) return this.pseudonym(trimmed.toLowerCase());
+    PHONE.lastIndex = 0;
+    const match = PHONE.exec(trimmed);
+    PHONE.lastIndex = 0;
+    if (match && match[0] === trimmed && isPhone(trimmed)) return this.pseudonym(phoneDigits(trimmed));
+    return this.pseudonym(value);
+  }
+
+  /**
+   * `named`: the value of a named field. Its strings and numbers are replaced, and those of an
+   * array it holds; an object under it is walked as any other (a tool's JSON Schema has a property
+   * named `email` whose `type` and `description` are not the user's address).
+   */
   private walk(value: unknown, depth: number, named: boolean, text: boolean): unknown {
-    if (typeof value === 'string') return named ? this.pseudonym(value) : text ? this.text(value) : value;
-    if (typeof value === 'number' || typeof value === 'bigint') return named ? this.pseudonym(String(value)) : value;
+    if (typeof value === 'string') return named ? this.named(value) : text ? this.text(value) : value;
+    if (typeof value === 'number' || typeof value === 'bigint') return named ? this.named(String(value)) : value;
     if (typeof value !== 'object' || value === null) return value;
     if (depth >= MAX_DEPTH) return '[too deep]';
     if (Array.isArray(value)) {
@@ -106,11 +160,52 @@ export class Anonymizer {
     let copy: Record<string, unknown> | undefined;
     const record = value as Record<string, unknown>;
     for (const name of Object.keys(record)) {
-      const item = this.walk(record[name], depth + 1, named || this.fields.has(name.toLowerCase()), text);
+      const item = this.walk(record[name], depth + 1, this.fields.has(name.toLowerCase()), text);
       if (item !== record[name]) (copy ??= { ...record })[name] = item;
     }
     return copy ?? value;
   }
+
+  /** Text of `value` (named fields done already) treated, yielding. */
+  private async walkYielding(value: unknown, clock: Clock, depth: number): Promise<unknown> {
+    if (typeof value === 'string') return this.textYielding(value, clock);
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth >= MAX_DEPTH) return '[too deep]';
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = await this.walkYielding(value[i], clock, depth + 1);
+        if (item !== value[i]) (copy ??= [...value])[i] = item;
+      }
+      return copy ?? value;
+    }
+    const prototype = Object.getPrototypeOf(value);
+    if (prototype !== Object.prototype && prototype !== null) return value;
+    let copy: Record<string, unknown> | undefined;
+    const record = value as Record<string, unknown>;
+    for (const name of Object.keys(record)) {
+      const item = await this.walkYielding(record[name], clock, depth + 1);
+      if (item !== record[name]) (copy ??= { ...record })[name] = item;
+    }
+    return copy ?? value;
+  }
+}
+
+/** `text.replace(pattern, replace)`, letting other work run whenever SLICE_MS have passed since `clock`. */
+async function replaceYielding(text: string, pattern: RegExp, replace: (match: string) => string, clock: Clock): Promise<string> {
+  // A copy: its lastIndex is this call's alone while others run between the turns.
+  const search = new RegExp(pattern.source, pattern.flags);
+  let out = '';
+  let from = 0;
+  for (let match = search.exec(text); match !== null; match = search.exec(text)) {
+    out += text.slice(from, match.index) + replace(match[0]);
+    from = match.index + match[0].length;
+    if (performance.now() - clock.since > SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.since = performance.now();
+    }
+  }
+  return from === 0 ? text : out + text.slice(from);
 }
 
 /** A match of PHONE that is a phone number: 7 to 15 digits, not a date or a version, and shaped like one. */

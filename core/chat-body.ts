@@ -82,8 +82,9 @@ export const chatBody: PluginModule<typeof settings> = {
       // Before anything walks the body (validation included): every later walk may recurse.
       const deep = tooDeepPath(parsed, maxDepth);
       if (deep) throw tooDeep(fieldOf(deep), maxDepth);
-      // Opt-in: what leaves for the provider (and what the cache keys on) carries pseudonyms too.
-      if (anonymizer) parsed = anonymizer.value(parsed);
+      // Opt-in: what leaves for the provider (and what the cache keys on) carries pseudonyms too;
+      // other requests run meanwhile (a 20 MB body takes about a second).
+      if (anonymizer) parsed = await anonymizer.valueYielding(parsed);
       if (ctx.route === RESPONSES_ROUTE) ctx.chat = await responsesState(ctx, parsed, raw.length);
       else if (ctx.route === EMBEDDINGS_ROUTE) ctx.chat = embeddingsState(ctx, parsed, raw.length);
       else ctx.chat = chatState(ctx, validateChatRequest(parsed), raw.length, 'chat');

@@ -1,17 +1,21 @@
 // Request and response bodies on a log line (MODELGATE_LOG_REQUESTS / _RESPONSES) are masked
 // (secrets) and anonymized without holding the event loop: the strings are treated a slice at a
 // time, and the work yields to other requests whenever it has run for SLICE_MS. A 100 KB body took
-// 2–6 ms in one block on the logger's hook (bench/log-body.ts); this way no block is longer than
-// about a millisecond. A string is cut only at a line break, tab or bracket, characters no key,
-// e-mail address or phone number contains, so nothing a pattern looks for is split in two; a long
-// string without any is treated whole.
+// 2–6 ms in one block on the logger's hook (bench/log-body.ts). A string is cut only where no
+// pattern of redact.ts or anonymize.ts can span the cut: after a comma or an angle bracket, or at
+// the white space between two words (not after `Bearer`, `key` and the like, which a credential
+// follows). A slice without such a place is treated whole; strings are bounded before
+// (logger.ts: 256 KB each, 1 MB a line), so that is the longest block.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Characters of text treated between two looks at the clock. */
 const SLICE = 8192;
 const SLICE_MS = 1;
 const MAX_DEPTH = 64;
-const BOUNDARY = /[\n\r\t<>{}[\]|;]/g;
+/** A whole word then white space before another word, or a comma or an angle bracket. */
+const BOUNDARY = /(?<![A-Za-z])([A-Za-z]+)[ \t\r\n]+(?=[A-Za-z])|[,<>]/g;
+/** Words a credential follows (`Bearer <token>`, `api key: <key>`): never cut after them. */
+const INTRODUCER = /(?:bearer|basic|key|token|secret|password|passwd|authorization|organization|project|signature|sig|credentials?)$/i;
 
 interface Clock {
   since: number;
@@ -23,10 +27,12 @@ export function slices(text: string): string[] {
   let start = 0;
   while (text.length - start > SLICE) {
     BOUNDARY.lastIndex = start + SLICE;
-    const found = BOUNDARY.exec(text);
+    let found = BOUNDARY.exec(text);
+    while (found && found[1] !== undefined && INTRODUCER.test(found[1])) found = BOUNDARY.exec(text);
     if (!found) break;
-    pieces.push(text.slice(start, found.index + 1));
-    start = found.index + 1;
+    const end = found.index + found[0].length;
+    pieces.push(text.slice(start, end));
+    start = end;
   }
   pieces.push(text.slice(start));
   return pieces;

@@ -6,6 +6,7 @@ import { defineSettings, type SettingsOf } from './settings.js';
 import { redactDeep, redactText } from './redact.js';
 import type { Anonymizer } from './anonymize.js';
 import { transformStrings } from './log-bodies.js';
+import { clipStrings } from './clip-strings.js';
 
 export { redactText };
 
@@ -87,13 +88,29 @@ const prepared = new WeakSet<object>();
 /** Lines being prepared, so a shutdown writes them before it flushes. */
 const preparing = new Set<Promise<unknown>>();
 
+/** Characters of one string, and of all strings of a line, that a line with bodies keeps. */
+const LOGGED_STRING = 256 * 1024;
+const LOGGED_LINE = 1024 * 1024;
+/** Lines with bodies being prepared at most; past it a line is written without its bodies. */
+const PREPARING_MAX = 64;
+let leftOut = 0;
+
 /**
  * Writes a line that may carry large bodies (a request line with MODELGATE_LOG_REQUESTS or
- * _RESPONSES): masked and anonymized a slice at a time, yielding to other work (log-bodies.ts),
- * then written. The line is written a little later than it is asked for.
+ * _RESPONSES): its strings cut to LOGGED_STRING each and LOGGED_LINE in all (marked), then masked
+ * and anonymized a slice at a time, yielding to other work (log-bodies.ts), then written — a
+ * little later than it is asked for. While PREPARING_MAX lines wait, a line is written at once
+ * without its bodies (`bodies: "left out"`): memory stays bounded when the log cannot keep up.
  */
 export function logLarge(logger: Logger, line: Record<string, unknown>, message: string): void {
-  const named = (anonymizer?.namedFields(line) ?? line) as Record<string, unknown>;
+  if (preparing.size >= PREPARING_MAX) {
+    const { request: _request, response: _response, ...rest } = line;
+    if (leftOut++ % 1000 === 0) logger.warn({ leftOut }, 'log: bodies left out of request lines, the log is behind');
+    logger.info({ ...rest, bodies: 'left out' }, message);
+    return;
+  }
+  const clipped = clipStrings(line, { left: LOGGED_LINE, perString: LOGGED_STRING });
+  const named = anonymizer?.namedFields(clipped) ?? clipped;
   const treat = anonymizer ? (text: string) => anonymizer!.text(redactText(text)) : redactText;
   const work = transformStrings(named, treat)
     .then((ready) => {

@@ -3,10 +3,11 @@
 // path pays nothing. toRow() does the work later, in the writer's batches: clip, anonymize, encrypt.
 import { randomBytes } from 'node:crypto';
 import type { RequestContext } from '../context.js';
-import type { Anonymizer } from '../anonymize.js';
+import type { Anonymizer, Clock } from '../anonymize.js';
 import type { RequestRecordTable } from '../store/schema.js';
 import type { RecordKeys } from './keyring.js';
 import { seal } from './envelope.js';
+import { clipStrings, type Budget } from '../clip-strings.js';
 
 export interface Capture {
   id: string;
@@ -100,21 +101,24 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g;
 const clip = (text: string, max = 200) => (text.length > max ? text.slice(0, max) : text).replace(/[\u0000-\u001f\u007f]/g, '');
 const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), 2_147_483_647) : 0);
 
-/** The row of a capture: bodies anonymized, clipped, then sealed (or kept as JSON without encryption). */
-export function toRow(c: Capture, options: RowOptions): RequestRecordTable {
+/** The row of a capture: bodies cut to the bound, anonymized (yielding), clipped, then sealed (or kept as JSON without encryption). */
+export async function toRow(c: Capture, options: RowOptions, clock: Clock = { since: performance.now() }): Promise<RequestRecordTable> {
   const { anonymizer, keys } = options;
   let truncated = 0;
-  const body = (value: unknown, flag: number): string => {
-    const text = JSON.stringify(anonymizer.value(value) ?? null);
+  const body = async (value: unknown, flag: number): Promise<string> => {
+    const budget: Budget = { left: options.maxBodyBytes };
+    const clipped = clipStrings(value, budget);
+    if (budget.cut) truncated |= flag;
+    const text = JSON.stringify((await anonymizer.valueYielding(clipped, clock)) ?? null);
     const { kept, cut } = clipUtf8(text, options.maxBodyBytes);
     if (cut) truncated |= flag;
     return kept;
   };
-  const requestText = body(c.request, 1);
+  const requestText = await body(c.request, 1);
   const responseValue = c.response === undefined ? undefined : 'json' in c.response ? c.response.json : { text: c.response.pieces.join('') };
-  const responseText = responseValue === undefined ? null : body(responseValue, 2);
+  const responseText = responseValue === undefined ? null : await body(responseValue, 2);
   // Error messages may quote the request (a bad field's value).
-  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(c.errorMessage).replace(CONTROL, ''), 4096).kept;
+  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(c.errorMessage.slice(0, 4096)).replace(CONTROL, ''), 4096).kept;
   const current = keys?.current();
   const protect = (field: 'request' | 'response' | 'error', text: string) => (current ? seal(current, c.id, field, text) : text);
   return {

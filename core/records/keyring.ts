@@ -29,7 +29,11 @@ function hkdf(key: Buffer, info: string): Buffer {
 
 export class RecordKeys {
   private readonly derived = new Map<string, Buffer>();
-  readonly anonymizationKey: Buffer;
+  /**
+   * The pseudonyms' key, from the master key; undefined with a keyring alone (the caller derives
+   * it from the bootstrap key then): keyring entries come and go (shredding), pseudonyms must not.
+   */
+  readonly anonymizationKey: Buffer | undefined;
 
   constructor(
     private readonly master: Buffer | undefined,
@@ -40,7 +44,7 @@ export class RecordKeys {
     private readonly now: () => number = Date.now,
   ) {
     if (!master && keyring.size === 0) throw new Error('RecordKeys needs a master key or a keyring entry');
-    this.anonymizationKey = master ? hkdf(master, 'modelgate anonymization') : hkdf([...keyring.values()].at(-1)!, 'modelgate anonymization');
+    this.anonymizationKey = master ? hkdf(master, 'modelgate anonymization') : undefined;
   }
 
   /** The key new records are encrypted with: the keyring's first entry, else this period's derived key. */

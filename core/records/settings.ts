@@ -74,8 +74,9 @@ export const recordSettings = defineSettings({
   MODELGATE_ANONYMIZATION_FIELDS: {
     type: 'array',
     default: [],
-    items: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
-    description: 'Object keys whose values are pseudonymized wherever they occur in a body; empty: user_id, email, phone. The OpenAI `user` and `safety_identifier` always are.',
+    items: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    hint: 'be field names (letters, digits, _ and -; a name, not a path: it matches at any depth)',
+    description: 'Object keys whose values are pseudonymized wherever they occur in a body (names, not paths: user_id matches metadata.user_id); empty: user_id, email, phone. The OpenAI `user` and `safety_identifier` always are.',
   },
 });
 

@@ -14,8 +14,7 @@ import { toRow, type Capture, type RowOptions } from './capture.js';
 const BATCH = 100;
 /** A batch also ends past this many bytes of captured bodies: one SQLite insert holds the event loop while it runs. */
 const BATCH_BYTES = 4 * 1024 * 1024;
-/** Building (anonymizing, serializing, sealing) lets the event loop go after about this many bytes. */
-const YIELD_BYTES = 512 * 1024;
+/** Bytes of captured bodies that may wait; past it new records are dropped and counted. */
 const MAX_BACKLOG_BYTES = 64 * 1024 * 1024;
 const MAX_BACKOFF_MS = 30_000;
 const MAX_ATTEMPTS = 5;
@@ -127,16 +126,12 @@ export class RecordWriter {
     let bytes = 0;
     while (taken < this.queue.length && taken < BATCH && (taken === 0 || bytes + this.queue[taken]!.bytes <= BATCH_BYTES)) bytes += this.queue[taken++]!.bytes;
     const batch = this.queue.splice(0, taken);
-    let sinceYield = 0;
+    // Anonymizing lets other work run every millisecond or so (toRow), however large a body.
+    const clock = { since: performance.now() };
     for (const capture of batch) {
       this.queuedBytes -= capture.bytes;
-      if (sinceYield > YIELD_BYTES) {
-        sinceYield = 0;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      sinceYield += capture.bytes;
       try {
-        this.pending.push(toRow(capture, this.options));
+        this.pending.push(await toRow(capture, this.options, clock));
       } catch (error) {
         this.dropped++;
         this.logger.error({ err: (error as Error).message, recordId: capture.id }, 'request records: a record could not be built and was dropped');

@@ -84,3 +84,38 @@ t.test('nothing changed: the same object, not a copy', async (t) => {
   const changed = anon.value({ a: { b: 'x' }, c: 'bob@example.org' }) as Record<string, unknown>;
   t.not(changed.c, 'bob@example.org');
 });
+
+t.test('numbers side by side are replaced whole, none left in part (review)', async (t) => {
+  for (const text of ['Phones: 555 123 4567 555 987 6543', '2026-11-26 555-123-4567 missed call', 'Numbers 415.555.0134 415.555.0199', 'qty 20 30 40 555 123 4567']) {
+    const out = anon.text(text);
+    t.notMatch(out, /555|0134|0199|4567/, `${text} → ${out}`);
+  }
+});
+
+t.test("a named field's object is walked, not replaced: tool schemas stay valid (review)", async (t) => {
+  const tool = { type: 'function', function: { name: 'contact', parameters: { type: 'object', properties: { email: { type: 'string', format: 'email', description: 'where to write' }, phone: { type: 'string' } }, required: ['email'] } } };
+  t.same(anon.value({ tools: [tool] }), { tools: [tool] }, 'unchanged');
+  const copy = anon.value({ metadata: { email: ['a@b.co', 'x'], phone: { home: '+1 555 123 4567' } } }) as any;
+  t.equal(copy.metadata.email[0], anon.pseudonym('a@b.co'), 'an array of values under a named field');
+  t.equal(copy.metadata.phone.home, anon.text('+1 555 123 4567'), 'an object under it: its text treated as text');
+});
+
+t.test('pseudonyms are idempotent, and a named value agrees with the same value in text (review)', async (t) => {
+  const once = anon.pseudonym('alice');
+  t.equal(anon.pseudonym(once), once);
+  t.same(anon.value({ user: once }), { user: once });
+  const named = anon.value({ email: 'John@X.com', phone: '+1 (555) 123-4567' }) as Record<string, string>;
+  t.equal(named.email, anon.text('john@x.com'));
+  t.equal(named.phone, anon.text('+1 555 123 4567'));
+});
+
+t.test('the yielding variants give what the plain ones give, and let timers run', async (t) => {
+  const body = { user: 'u-1', messages: Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `line ${i}: mail p${i}@example.com, call 555 123 ${String(1000 + i)}. `.repeat(200) })) };
+  let turns = 0;
+  const timer = setInterval(() => turns++, 0);
+  const yielded = await anon.valueYielding(body);
+  clearInterval(timer);
+  t.same(yielded, anon.value(body));
+  t.ok(turns > 0, `timers ran ${turns} times meanwhile`);
+  t.equal(await anon.textYielding('12 '.repeat(100_000)), anon.text('12 '.repeat(100_000)));
+});

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, existsSync, statSync, utimesSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { anonymizeLogs, createLogger, redactText, type LoggingSettings } from '../../core/logger.js';
+import { anonymizeLogs, createLogger, linesWritten, logLarge, redactText, type LoggingSettings } from '../../core/logger.js';
 import { Anonymizer } from '../../core/anonymize.js';
 import { LogRetention } from '../../core/log-retention.js';
 import { startGateway, call, GATEWAY_KEY, PROTOCOL_ONLY } from '../helpers/gateway.js';
@@ -91,6 +91,22 @@ t.test('with anonymization on, no e-mail address, phone number or user id reache
   anonymizeLogs(new Anonymizer({ enabled: false, fields: [], key: Buffer.alloc(32, 3) }));
   logger.info({ request }, 'request');
   t.equal(lines.at(-1)!.request.user, 'alice-7', 'MODELGATE_ANONYMIZATION_ENABLED=false: as it was');
+});
+
+t.test('lines with bodies: strings cut at 256 KB, and while 64 wait, bodies left out (memory stays bounded)', async (t) => {
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  const big = 'lorem ipsum '.repeat(50_000);
+  for (let i = 0; i < 100; i++) logLarge(logger, { requestId: `big-${i}`, request: { messages: [{ role: 'user', content: big }] } }, 'request');
+  await linesWritten();
+  const requests = lines.filter((line) => line.msg === 'request');
+  t.equal(requests.length, 100, 'every line written');
+  const withBodies = requests.filter((line) => line.request);
+  t.equal(withBodies.length, 64, 'the first 64 with their bodies');
+  t.ok(requests.filter((line) => line.bodies === 'left out').length === 36, 'the rest without');
+  const content = withBodies[0]!.request.messages[0].content as string;
+  t.equal(content.length, 256 * 1024 + `…[${big.length - 256 * 1024} characters cut]`.length, 'cut at 256 KB, marked');
+  t.match(lines.find((line) => line.msg === 'log: bodies left out of request lines, the log is behind'), { level: 'warn' });
 });
 
 t.test('the level filters lines', async (t) => {

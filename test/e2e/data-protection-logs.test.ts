@@ -98,5 +98,5 @@ t.test('MODELGATE_ANONYMIZE_UPSTREAM: the provider gets pseudonyms; with anonymi
   await call(plain.url, '/chat/completions', { body: body(`mail ${EMAIL}`), headers: { 'x-request-id': 'anon-off' } });
   t.equal(upstream.requests.at(-1)!.json.messages[0].content, `mail ${EMAIL}`, 'anonymization off: nothing to forward anonymized');
   for (let i = 0; i < 100 && !plain.logs.some((line) => line.requestId === 'anon-off'); i++) await sleep(20);
-  t.equal(plain.logs.find((line) => line.requestId === 'anon-off')?.request.user, USER, 'anonymization off: the log as sent');
+  t.equal((plain.logs.find((line) => line.requestId === 'anon-off') as any)?.request.user, USER, 'anonymization off: the log as sent');
 });

@@ -92,7 +92,7 @@ t.test('rotation: a later period seals under a new key id, older envelopes still
   const changed = new RecordKeys(master, new Map(), 30, () => now);
   t.equal(changed.current().id, `m30d${Math.floor(now / (30 * DAY))}`);
   t.equal(open(changed, id, 'request', before), 'old');
-  t.equal(keys.anonymizationKey.toString('hex'), changed.anonymizationKey.toString('hex'), 'the anonymization key does not rotate');
+  t.equal(keys.anonymizationKey!.toString('hex'), changed.anonymizationKey!.toString('hex'), 'the anonymization key does not rotate');
 });
 
 t.test('a keyring: the first entry seals, every entry opens, a deleted entry destroys its records', async (t) => {
@@ -112,7 +112,10 @@ t.test('a keyring: the first entry seals, every entry opens, a deleted entry des
   const byMaster = seal(new RecordKeys(master, new Map(), 30, () => 100 * 30 * DAY).current(), id, 'request', 'm');
   t.equal(both.current().id, 'b');
   t.equal(open(both, id, 'request', byMaster), 'm');
-  t.equal(both.anonymizationKey.toString('hex'), new RecordKeys(master, new Map(), 30).anonymizationKey.toString('hex'), 'anonymization follows the master, not the keyring');
+  t.equal(both.anonymizationKey!.toString('hex'), new RecordKeys(master, new Map(), 30).anonymizationKey!.toString('hex'), 'anonymization follows the master, not the keyring');
+  // A keyring alone gives no pseudonym key: shredding an entry must not change every pseudonym (review).
+  t.equal(shredded.anonymizationKey, undefined);
+  t.equal(new RecordKeys(undefined, new Map([['a', a], ['b', b]]), 30).anonymizationKey, undefined);
 });
 
 const settings = (over: Record<string, unknown> = {}) => ({ MODELGATE_ENCRYPTION_MASTER_KEY: undefined, MODELGATE_ENCRYPTION_KEYS: [], MODELGATE_KEY_ROTATION_INTERVAL: 30, ...over }) as never;
@@ -132,7 +135,7 @@ t.test('the embedded default creates a 0600 key file once, reuses it, and never 
   const envelope = seal(first.current(), id, 'request', 'kept');
   const again = loadRecordKeys({ settings: settings(), dataDir: dir, env: 'dev', required: true, logger: silent })!;
   t.equal(open(again, id, 'request', envelope), 'kept', 'a restart reuses the file');
-  t.equal(again.anonymizationKey.toString('hex'), first.anonymizationKey.toString('hex'));
+  t.equal(again.anonymizationKey!.toString('hex'), first.anonymizationKey!.toString('hex'));
   writeFileSync(file, 'garbage\n');
   t.throws(() => loadRecordKeys({ settings: settings(), dataDir: dir, env: 'dev', required: true, logger: silent }), /does not hold a 32-byte base64 key; it is never overwritten/);
   t.equal(readFileSync(file, 'utf8'), 'garbage\n');

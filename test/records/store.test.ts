@@ -165,3 +165,27 @@ for (const engine of ENGINES) {
     t.ok(remaining.every((row) => row.id.startsWith('rec_new_')));
   });
 }
+
+t.test('a 20 MB body is cut before it is anonymized: building its row never holds the event loop long (review)', async (t) => {
+  const { toRow } = await import('../../core/records/capture.js');
+  const { Anonymizer } = await import('../../core/anonymize.js');
+  const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 9) });
+  const content = 'a@b.co 12 '.repeat(2_000_000);
+  const capture = {
+    id: 'rec_0123456789abcdef0123456789abcdef', createdAt: Date.now(), requestId: 'r', tenant: 't', keyId: 'k', api: 'chat', model: 'm', provider: null, routedModel: null,
+    status: 200, errorCode: null, errorMessage: null, promptTokens: 0, completionTokens: 0, costUsd: undefined, latencyMs: 1, ttftMs: null, cache: null, stream: false,
+    user: undefined, request: { messages: [{ role: 'user', content }] }, response: undefined, bytes: content.length,
+  } as any;
+  let longest = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    longest = Math.max(longest, performance.now() - last);
+    last = performance.now();
+  }, 1);
+  const row = await toRow(capture, { anonymizer, keys: undefined, maxBodyBytes: 1024 * 1024 });
+  clearInterval(timer);
+  t.equal(row.truncated & 1, 1, 'marked cut');
+  t.ok(row.request_body.length <= 1024 * 1024);
+  t.notOk(row.request_body.includes('a@b.co'), 'what was kept is anonymized');
+  t.ok(longest < 250, `the longest pause between timer ticks: ${longest.toFixed(1)} ms`);
+});
