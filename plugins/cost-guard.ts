@@ -4,7 +4,8 @@
 // the response it bills the usage (cost/consumed.ts) and the failed calls that providers bill
 // (cost/attempts.ts), releases the rest, writes the ledger rows (cost/ledger.ts, in batches every
 // MODELGATE_LEDGER_FLUSH_INTERVAL ms) and evaluates MODELGATE_ALERT_RULES.
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { Anonymizer, DEFAULT_FIELDS } from '../core/anonymize.js';
 import type { EventEmitter } from 'node:events';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
@@ -25,7 +26,7 @@ import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
 import type { Amounts, KeyBudget, Periods, ReserveResult } from './cost/budget-store.js';
 import { keyBudget } from './cost/key-budget.js';
-import { ledgerRow, requestEnding, type LedgerRow } from './cost/ledger-row.js';
+import { ledgerRow, requestEnding, scrubbedMessage, type LedgerRow } from './cost/ledger-row.js';
 import type { Usage } from '../core/chat-types.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
 
@@ -120,6 +121,17 @@ function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods,
   });
 }
 
+/**
+ * The anonymizer of the error messages the analytics keep. Its key comes from the key pepper (or the
+ * bootstrap key it is derived from otherwise), so every replica writes the same pseudonym for the
+ * same address and the error report groups them; with neither set, a key of the process's own.
+ */
+function messageAnonymizer(values: Readonly<Record<string, unknown>>): Anonymizer {
+  const secret = [values.MODELGATE_API_KEY_PEPPER, values.MODELGATE_API_KEY].find((value): value is string => typeof value === 'string' && value !== '');
+  const key = secret ? createHmac('sha256', secret).update('modelgate analytics error messages').digest() : randomBytes(32);
+  return new Anonymizer({ enabled: true, fields: DEFAULT_FIELDS, key });
+}
+
 export const costGuard: PluginModule<typeof settings> = {
   name: 'cost-guard',
   settings,
@@ -145,6 +157,7 @@ export const costGuard: PluginModule<typeof settings> = {
       parts: { ledger, history, records },
       flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL,
     });
+    const anonymizer = messageAnonymizer(values);
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
@@ -285,17 +298,26 @@ export const costGuard: PluginModule<typeof settings> = {
       if (!held && !hit && !reservedBefore) return;
       const { nano, used } = billed(ctx, held, hit);
       const at = Date.now();
-      const request = ledgerRow(ctx, at, ctx.outcome.target, {
+      const { message, ...ending } = requestEnding(ctx, failure);
+      const latencyMs = performance.now() - ctx.startedAt;
+      const { outcome } = ctx;
+      const request = ledgerRow(ctx, at, outcome.target, {
         kind: 'request',
-        ...requestEnding(ctx, failure),
+        ...ending,
+        errorMessage: ending.errorCode === null ? null : scrubbedMessage(message, anonymizer),
+        attempts: outcome.attempts,
+        retries: outcome.retries,
+        fallbacks: outcome.fallbacks,
+        overheadMs: Math.max(0, latencyMs - outcome.upstreamMs - outcome.waitedMs),
+        openedCircuits: outcome.failedAttempts.filter((call) => call.openedCircuit).map((call) => [call.target.provider.name, call.target.model.id] as const),
         cacheHit: hit,
         promptTokens: used?.prompt_tokens ?? 0,
         completionTokens: used?.completion_tokens ?? 0,
         cachedTokens: used?.prompt_tokens_details?.cached_tokens ?? 0,
         costNano: nano,
         savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
-        latencyMs: performance.now() - ctx.startedAt,
-        ttftMs: ctx.outcome.ttftMs ?? null,
+        latencyMs,
+        ttftMs: outcome.ttftMs ?? null,
       });
       if (held) await settleBudget(held, nano, at, [request]);
       else ledger.add([request]);

@@ -1,6 +1,6 @@
 // The retention sweeper: removes ledger rows older than MODELGATE_LEDGER_RETENTION days, daily
 // rollups older than MODELGATE_METRICS_RETENTION and hourly ones older than
-// MODELGATE_METRICS_HOURLY_RETENTION, and alert firings of periods long over — in small steps,
+// MODELGATE_METRICS_HOURLY_RETENTION (with them the hourly error and circuit-opening rollups), and alert firings of periods long over — in small steps,
 // never one giant DELETE that locks a table. PostgreSQL drops whole monthly ledger partitions
 // (partitions.ts), so ledger rows live between N days and N days plus a month; SQLite deletes in
 // batches of BATCH rows with a pause between them, then hands the freed pages back (incremental
@@ -89,7 +89,11 @@ export class RetentionSweeper {
     }
     const today = now - (now % DAY_MS);
     await step('daily rollups', async () => void (report.dailyRowsDeleted = await this.deleteBuckets('usage_daily', today - this.settings.MODELGATE_METRICS_RETENTION * DAY_MS)));
-    await step('hourly rollups', async () => void (report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS)));
+    const hourlyCutoff = now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS;
+    await step('hourly rollups', async () => void (report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', hourlyCutoff)));
+    for (const table of ['usage_errors_hourly', 'circuit_openings_hourly'] as const) {
+      await step(table, async () => void (report.hourlyRowsDeleted += await this.deleteBuckets(table, hourlyCutoff)));
+    }
     await step('alerts', async () => {
       const alerts = await this.store.db.deleteFrom('budget_alerts').where('fired_at', '<', now - ALERT_KEEP_MS).executeTakeFirst();
       report.alertsDeleted = Number(alerts.numDeletedRows);
@@ -113,7 +117,7 @@ export class RetentionSweeper {
   }
 
   /** Rollup rows of buckets before `cutoff`, one bucket per statement, oldest first. */
-  private async deleteBuckets(table: RollupTableName, cutoff: number): Promise<number> {
+  private async deleteBuckets(table: RollupTableName | 'usage_errors_hourly' | 'circuit_openings_hourly', cutoff: number): Promise<number> {
     let total = 0;
     for (;;) {
       const oldest = await this.store.db.selectFrom(table).select((eb) => eb.fn.min<number>('bucket').as('bucket')).where('bucket', '<', cutoff).executeTakeFirst();

@@ -1,11 +1,12 @@
 // The ledger's batch write on SQLite with statements prepared once: the same rows and rollups as the
 // Kysely statements ledger.ts builds for PostgreSQL (insert, skip a row already written, add exactly
-// the new rows to the hourly and daily rollups), each row a bind and a step. Runs inside the
+// the new rows to the hourly and daily rollups and to the hourly error and circuit-opening rollups), each row a bind and a step. Runs inside the
 // transaction ledger.ts opened on the same connection (better-sqlite3 is synchronous: nothing else
 // runs on it meanwhile).
 import type Database from 'better-sqlite3';
 import type { LedgerTable, RollupTable } from '../../core/store/schema.js';
 import { DAY_MS, HOUR_MS, KEY_COLUMNS, SUM_COLUMNS, rollUp } from './rollups.js';
+import { CIRCUIT_KEY_COLUMNS, ERROR_KEY_COLUMNS, circuitDeltas, errorDeltas } from './error-rollups.js';
 
 const LEDGER_COLUMNS = [
   'at',
@@ -27,6 +28,12 @@ const LEDGER_COLUMNS = [
   'latency_ms',
   'ttft_ms',
   'budget_epoch',
+  'attempts',
+  'retries',
+  'fallbacks',
+  'overhead_ms',
+  'error_message',
+  'opened_circuits',
 ] as const satisfies ReadonlyArray<keyof LedgerTable>;
 /** Every column of the ledger is written: a column added to LedgerTable and not here fails to compile. */
 export const LEDGER_COLUMNS_COMPLETE: Exclude<keyof LedgerTable, (typeof LEDGER_COLUMNS)[number]> extends never ? true : never = true;
@@ -39,6 +46,8 @@ export class SqliteLedger {
   private readonly insert: Database.Statement;
   private readonly hourly: Database.Statement;
   private readonly daily: Database.Statement;
+  private readonly errors: Database.Statement;
+  private readonly circuits: Database.Statement;
 
   constructor(database: Database.Database) {
     this.insert = database
@@ -46,6 +55,8 @@ export class SqliteLedger {
       .pluck();
     this.hourly = database.prepare(upsert('usage_hourly'));
     this.daily = database.prepare(upsert('usage_daily'));
+    this.errors = database.prepare(upsertCount('usage_errors_hourly', ERROR_KEY_COLUMNS, 'count'));
+    this.circuits = database.prepare(upsertCount('circuit_openings_hourly', CIRCUIT_KEY_COLUMNS, 'openings'));
   }
 
   /** Writes `records`; returns those that were new (a retried batch's rows already written are not). */
@@ -63,6 +74,8 @@ export class SqliteLedger {
     ] as const) {
       for (const delta of rollUp(fresh, size)) statement.run(ROLLUP_COLUMNS.map((column) => delta[column]));
     }
+    for (const delta of errorDeltas(fresh)) this.errors.run([...ERROR_KEY_COLUMNS.map((column) => delta[column]), delta.count]);
+    for (const delta of circuitDeltas(fresh)) this.circuits.run([...CIRCUIT_KEY_COLUMNS.map((column) => delta[column]), delta.openings]);
     return fresh;
   }
 }
@@ -70,4 +83,9 @@ export class SqliteLedger {
 function upsert(table: 'usage_hourly' | 'usage_daily'): string {
   const sums = SUM_COLUMNS.map((column) => `${quote(column)} = ${quote(table)}.${quote(column)} + excluded.${quote(column)}`).join(', ');
   return `insert into ${quote(table)} (${ROLLUP_COLUMNS.map(quote).join(', ')}) values (${marks(ROLLUP_COLUMNS.length)}) on conflict (${KEY_COLUMNS.map(quote).join(', ')}) do update set ${sums}`;
+}
+
+function upsertCount(table: string, keys: readonly string[], count: string): string {
+  const columns = [...keys, count].map(quote).join(', ');
+  return `insert into ${quote(table)} (${columns}) values (${marks(keys.length + 1)}) on conflict (${keys.map(quote).join(', ')}) do update set ${quote(count)} = ${quote(table)}.${quote(count)} + excluded.${quote(count)}`;
 }
