@@ -24,6 +24,7 @@ import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
 import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
+import { analyticsRoutes } from './cost/analytics-routes.js';
 import type { Amounts, KeyBudget, Periods, ReserveResult } from './cost/budget-store.js';
 import { keyBudget } from './cost/key-budget.js';
 import { ledgerRow, requestEnding, scrubbedMessage, type LedgerRow } from './cost/ledger-row.js';
@@ -158,6 +159,7 @@ export const costGuard: PluginModule<typeof settings> = {
       flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL,
     });
     const anonymizer = messageAnonymizer(values);
+    const hourlyRetentionDays = typeof values.MODELGATE_METRICS_HOURLY_RETENTION === 'number' ? values.MODELGATE_METRICS_HOURLY_RETENTION : 30;
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
@@ -325,7 +327,7 @@ export const costGuard: PluginModule<typeof settings> = {
 
     return {
       name: 'cost-guard',
-      routes: usageRoutes(budget, { ledger, history }, limits),
+      routes: [...usageRoutes(budget, { ledger, history }, limits), ...analyticsRoutes({ store, ledger, budget, limits, hourlyRetentionDays })],
       step: {
         name: 'cost-guard',
         scope: 'chat',
