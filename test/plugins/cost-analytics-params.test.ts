@@ -3,6 +3,8 @@
 import t from 'tap';
 import { startGateway, call, type TestGateway } from '../helpers/gateway.js';
 import { checkError } from '../helpers/schema.js';
+import Database from 'better-sqlite3';
+import { testDataDir } from '../helpers/database.js';
 import { parseAnalyticsQuery } from '../../plugins/cost/analytics-params.js';
 import { percentile } from '../../plugins/cost/analytics-percentiles.js';
 import { csvField, toCsv } from '../../plugins/cost/analytics-csv.js';
@@ -83,6 +85,25 @@ t.test('through the gateway: a 400 with the OpenAI error body', async (t) => {
   const empty = await call(gateway.url, '/analytics/errors');
   t.equal(empty.status, 200);
   t.match(empty.json, { totals: { requests: 0, errors: 0, error_rate: 0, circuit_openings: 0 }, groups: [], series: [], top_messages: [] });
+});
+
+t.test('a database that does not answer: 503 analytics_unavailable with Retry-After, not 500', async (t) => {
+  const dataDir = testDataDir();
+  const gateway: TestGateway = await startGateway({ MODELGATE_DATA_DIR: dataDir });
+  t.teardown(() => gateway.close());
+  // Another process's handle on the gateway's database: it takes the rollups away.
+  const other = new Database(`${dataDir}/modelgate.db`);
+  t.teardown(() => other.close());
+  other.exec('alter table usage_hourly rename to usage_hourly_away');
+  for (const report of ['usage', 'costs', 'errors', 'metrics']) {
+    const away = await call(gateway.url, `/analytics/${report}`);
+    t.equal(away.status, 503, report);
+    t.equal(checkError(away.json), null);
+    t.match(away.json.error, { type: 'service_unavailable_error', code: 'analytics_unavailable' });
+    t.equal(away.headers.get('retry-after'), '5');
+  }
+  other.exec('alter table usage_hourly_away rename to usage_hourly');
+  t.equal((await call(gateway.url, '/analytics/usage')).status, 200, 'answered again');
 });
 
 t.test('percentiles are interpolated within the histogram bucket they fall in', async (t) => {
