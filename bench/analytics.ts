@@ -94,7 +94,8 @@ interface Seed {
 /** The data, hour by hour (yielded so a batch is written before the next is made). */
 function* seed(now: number): Generator<Seed> {
   const next = random(17);
-  const firstHour = now - (now % HOUR_MS) - DAYS * 24 * HOUR_MS + HOUR_MS;
+  // Whole UTC days, today the last: each day's daily rows are made from its own 24 hours.
+  const firstHour = now - (now % DAY_MS) - (DAYS - 1) * DAY_MS;
   for (let day = 0; day < DAYS; day++) {
     const dailyRows = new Map<string, RollupTable>();
     const hourly: RollupTable[][] = [];
