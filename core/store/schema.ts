@@ -93,6 +93,9 @@ export interface RollupTable {
   gen_tokens: number;
 }
 
+/** usage_hourly / usage_daily without the tenant and key: per bucket, provider, model and status (0008). */
+export type ModelRollupTable = Omit<RollupTable, 'tenant' | 'key_id'>;
+
 /** Errors per hour, key, provider, model, status, code and message (redacted, anonymized): 0008. */
 export interface ErrorRollupTable {
   bucket: number;
@@ -213,6 +216,8 @@ export interface Tables {
   ledger: LedgerTable;
   usage_hourly: RollupTable;
   usage_daily: RollupTable;
+  usage_hourly_models: ModelRollupTable;
+  usage_daily_models: ModelRollupTable;
   usage_errors_hourly: ErrorRollupTable;
   circuit_openings_hourly: CircuitRollupTable;
   budget_alerts: BudgetAlertTable;
@@ -226,3 +231,4 @@ export interface Tables {
 }
 
 export type RollupTableName = 'usage_hourly' | 'usage_daily';
+export type ModelRollupTableName = 'usage_hourly_models' | 'usage_daily_models';

@@ -40,7 +40,7 @@ function measures(s: Sums, openings: number): Measures {
 }
 
 export async function errorsReport(db: Db, query: AnalyticsQuery): Promise<ErrorsReport> {
-  const usage = { table: rollupTable(query), columns: COLUMNS, groupBy: [] };
+  const usage = { table: rollupTable(query, []), columns: COLUMNS, groupBy: [] };
   const circuits = { table: 'circuit_openings_hourly' as const, columns: ['openings'], groupBy: [] };
   const [totals, openings, series, circuitSeries, grouped, byCircuit, messages] = await Promise.all([
     readTotals(db, query, usage.table, COLUMNS),

@@ -58,12 +58,21 @@ export function frame(name: ReportName, query: AnalyticsQuery): ReportFrame {
   };
 }
 
-export const rollupTable = (query: AnalyticsQuery): AnalyticsTable => (query.bucket === 'hour' ? 'usage_hourly' : 'usage_daily');
+/**
+ * The rollup a report reads: per key when it is about keys (one key's, or grouped by key), else the
+ * model rollups (no tenant, no key: a row per provider, model and status a bucket, not one per key).
+ */
+export function rollupTable(query: AnalyticsQuery, groupBy: readonly string[] = query.groupBy): AnalyticsTable {
+  const keyed = query.keyId !== undefined || groupBy.includes('key');
+  if (query.bucket === 'hour') return keyed ? 'usage_hourly' : 'usage_hourly_models';
+  return keyed ? 'usage_daily' : 'usage_daily_models';
+}
 
 /** Totals, the largest groups and their series, with `spec`'s measures. */
 export async function rollupReport(db: Db, name: ReportName, query: AnalyticsQuery, spec: ReportSpec): Promise<Report> {
   const request = { table: rollupTable(query), columns: spec.columns, groupBy: query.groupBy, orderBy: spec.orderBy };
-  const [totals, { groups, truncated }] = await Promise.all([readTotals(db, query, request.table, spec.columns), readGroups(db, query, request, query.limit)]);
+  // Totals over every key need no key column: the model rollups hold them in fewer rows.
+  const [totals, { groups, truncated }] = await Promise.all([readTotals(db, query, rollupTable(query, []), spec.columns), readGroups(db, query, request, query.limit)]);
   const series = await readSeries(
     db,
     query,

@@ -3,7 +3,7 @@
 // (a sum and a histogram), time to first token, and (0008) upstream calls, retries, fallbacks, the
 // gateway's overhead (a sum and a histogram) and tokens per second's inputs. Deltas come out sorted in the primary key's
 // order, so replicas upserting the same rows lock them in the same order and never deadlock.
-import type { LedgerTable, RollupTable } from '../../core/store/schema.js';
+import type { LedgerTable, ModelRollupTable, RollupTable } from '../../core/store/schema.js';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
@@ -17,6 +17,8 @@ export const OVERHEAD_BOUNDS = [1, 2, 5, 10, 25, 50, 100, 250] as const;
 export const OVERHEAD_COLUMNS = [...OVERHEAD_BOUNDS.map((bound, i) => `ovh_${i === 0 ? 0 : OVERHEAD_BOUNDS[i - 1]}_${bound}`), `ovh_${OVERHEAD_BOUNDS.at(-1)}_inf`] as Array<keyof RollupTable>;
 
 export const KEY_COLUMNS = ['bucket', 'tenant', 'key_id', 'provider', 'model', 'status'] as const;
+/** The primary key of the model rollups (0008): the same without tenant and key. */
+export const MODEL_KEY_COLUMNS = ['bucket', 'provider', 'model', 'status'] as const;
 export const SUM_COLUMNS = [
   'requests',
   'errors',
@@ -100,4 +102,21 @@ function byKey(a: RollupTable, b: RollupTable): number {
     if (x !== y) return x < y ? -1 : 1;
   }
   return 0;
+}
+
+/** `deltas` (of rollUp) summed over tenants and keys: the model rollups' deltas, in their primary-key order. */
+export function byModel(deltas: readonly RollupTable[]): ModelRollupTable[] {
+  const folded = new Map<string, ModelRollupTable>();
+  for (const delta of deltas) {
+    const id = `${delta.bucket}\u0000${delta.provider}\u0000${delta.model}\u0000${delta.status}`;
+    const row = folded.get(id);
+    if (!row) {
+      const { tenant: _tenant, key_id: _key, ...rest } = delta;
+      folded.set(id, { ...rest });
+    } else for (const column of SUM_COLUMNS) (row[column as keyof ModelRollupTable] as number) += delta[column] as number;
+  }
+  return [...folded.values()].sort((a, b) => {
+    for (const column of MODEL_KEY_COLUMNS) if (a[column] !== b[column]) return a[column] < b[column] ? -1 : 1;
+    return 0;
+  });
 }
