@@ -71,23 +71,31 @@ export function rollupTable(query: AnalyticsQuery, groupBy: readonly string[] = 
 /** Totals, the largest groups and their series, with `spec`'s measures. */
 export async function rollupReport(db: Db, name: ReportName, query: AnalyticsQuery, spec: ReportSpec): Promise<Report> {
   const request = { table: rollupTable(query), columns: spec.columns, groupBy: query.groupBy, orderBy: spec.orderBy };
-  // Totals over every key need no key column: the model rollups hold them in fewer rows.
-  const [totals, { groups, truncated }] = await Promise.all([readTotals(db, query, rollupTable(query, []), spec.columns), readGroups(db, query, request, query.limit)]);
+  // Totals over every key need no key column: the model rollups hold them in fewer rows. The groups
+  // are ranked by one column; their other sums are added up from their series (which covers them
+  // whole), so the widest read sums one column instead of all.
+  const [totals, ranked] = await Promise.all([
+    readTotals(db, query, rollupTable(query, []), spec.columns),
+    readGroups(db, query, { ...request, columns: [spec.orderBy] }, query.limit),
+  ]);
   const series = await readSeries(
     db,
     query,
     request,
-    groups.map((row) => row.group),
+    ranked.groups.map((row) => row.group),
   );
-  const listed = new Set(groups.map((row) => groupKey(row.group)));
+  const sums = new Map(ranked.groups.map((row) => [groupKey(row.group), Object.fromEntries(spec.columns.map((column) => [column, 0])) as Sums]));
+  const listed = series.filter((row) => query.groupBy.length === 0 || sums.has(groupKey(row.group)));
+  for (const row of listed) {
+    const total = sums.get(groupKey(row.group));
+    if (total) for (const column of spec.columns) total[column]! += row.sums[column]!;
+  }
   return {
     ...frame(name, query),
     totals: spec.measures(totals),
-    groups: groups.map((row) => ({ ...groupFields(row.group), ...spec.measures(row.sums) })),
-    groups_truncated: truncated,
-    series: series
-      .filter((row) => query.groupBy.length === 0 || listed.has(groupKey(row.group)))
-      .map((row) => ({ bucket: new Date(row.bucket).toISOString(), ...groupFields(row.group), ...spec.measures(row.sums) })),
+    groups: ranked.groups.map((row) => ({ ...groupFields(row.group), ...spec.measures(sums.get(groupKey(row.group))!) })),
+    groups_truncated: ranked.truncated,
+    series: listed.map((row) => ({ bucket: new Date(row.bucket).toISOString(), ...groupFields(row.group), ...spec.measures(row.sums) })),
   };
 }
 
