@@ -29,7 +29,7 @@ async function write(store: Store, rows: LedgerRow[]): Promise<void> {
   await ledger.close();
 }
 
-const count = async (store: Store, table: 'ledger' | 'usage_hourly' | 'usage_daily' | 'usage_errors_hourly' | 'circuit_openings_hourly', before?: number) => {
+const count = async (store: Store, table: 'ledger' | 'usage_hourly' | 'usage_daily' | 'usage_hourly_models' | 'usage_daily_models' | 'usage_errors_hourly' | 'circuit_openings_hourly', before?: number) => {
   let query = store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
   if (before !== undefined) query = query.where(table === 'ledger' ? 'at' : 'bucket', '<', before) as typeof query;
   return Number((await query.executeTakeFirstOrThrow()).n);
@@ -68,6 +68,10 @@ for (const engine of ENGINES) {
     t.ok((await count(store, 'usage_daily', NOW - 90 * DAY)) > 0, 'daily rollups of 100 days ago stay');
     t.equal(await count(store, 'usage_hourly', NOW - 30 * DAY - 3_600_000), 0, 'no hourly rollup older than 30 days');
     t.ok((await count(store, 'usage_hourly')) > 0, 'recent hourly rollups stay');
+    t.equal(await count(store, 'usage_daily_models', NOW - 365 * DAY - DAY), 0, 'no daily model rollup older than a year');
+    t.ok((await count(store, 'usage_daily_models', NOW - 90 * DAY)) > 0, 'daily model rollups of 100 days ago stay');
+    t.equal(await count(store, 'usage_hourly_models', NOW - 30 * DAY - 3_600_000), 0, 'no hourly model rollup older than 30 days');
+    t.ok((await count(store, 'usage_hourly_models')) > 0, 'recent hourly model rollups stay');
     for (const table of ['usage_errors_hourly', 'circuit_openings_hourly'] as const) {
       t.equal(await count(store, table, NOW - 30 * DAY - 3_600_000), 0, `${table}: nothing older than 30 days`);
       t.equal(await count(store, table), 1, `${table}: the recent hour stays`);
