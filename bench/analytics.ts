@@ -8,7 +8,8 @@
 // last 24 hours, p95 latency per provider over the last 7 days, usage per provider over the last
 // 24 hours. Each is run once to warm up, then BENCH_RUNS times (default 5); the median and the
 // slowest are printed. The target is under 200 ms each. MODELGATE_TEST_DATABASE_URL names the
-// PostgreSQL (default postgres://postgres@127.0.0.1:5432/test); BENCH_ENGINES=sqlite skips it.
+// PostgreSQL (default postgres://postgres@127.0.0.1:5432/test); BENCH_ENGINES=sqlite skips it;
+// BENCH_SQLITE_DIR and BENCH_PG_SCHEMA keep the seeded data for the next run (seeded when empty).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -212,7 +213,9 @@ async function open(engine: string): Promise<{ store: Store; cleanup: () => Prom
     const store = openSqlite(dir);
     return { store, cleanup: async () => void (kept ?? rmSync(dir, { recursive: true, force: true })) };
   }
-  const schema = `modelgate_bench_analytics_${Date.now()}`;
+  // BENCH_PG_SCHEMA keeps the seeded schema for another run, as BENCH_SQLITE_DIR the file.
+  const kept = process.env.BENCH_PG_SCHEMA;
+  const schema = kept ?? `modelgate_bench_analytics_${Date.now()}`;
   const store = await openStore(
     {
       MODELGATE_DATABASE_URL: DATABASE_URL,
@@ -225,7 +228,7 @@ async function open(engine: string): Promise<{ store: Store; cleanup: () => Prom
     },
     pino({ level: 'silent' }),
   );
-  return { store, cleanup: async () => void (await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db)) };
+  return { store, cleanup: async () => void (kept ?? (await sql`drop schema if exists ${sql.id(schema)} cascade`.execute(store.db))) };
 }
 
 const now = Date.now();
