@@ -73,6 +73,28 @@ t.test('every bad value is refused, naming its param', async (t) => {
   t.doesNotThrow(() => parse('unknown=1&start=400d'), 'unknown params are ignored, as /v1/usage does; 400 days are allowed');
 });
 
+t.test('junk in any param is a 400 naming a param or a valid query, never another error', async (t) => {
+  let seed = 7;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+  const pieces = ['', '-', '1', '24h', '7d', '0m', 'now', 'hour', 'day', 'key', 'model', ',', ' ', '=', 'T', 'Z', ':', '2026-11-25', '9999', '\u0000', '%', 'é', 'x'.repeat(300)];
+  const names = ['start', 'end', 'bucket', 'group_by', 'limit', 'format', 'key_id', 'provider', 'model'];
+  for (let i = 0; i < 3000; i++) {
+    const params = new URLSearchParams();
+    for (const name of names) {
+      if (next() % 3 !== 0) continue;
+      params.set(name, Array.from({ length: next() % 4 }, () => pieces[next() % pieces.length]).join(''));
+    }
+    try {
+      const query = parseAnalyticsQuery((['usage', 'costs', 'errors', 'metrics'] as const)[i % 4], params, { now: NOW, hourlyRetentionDays: 30 });
+      if (!(query.start < query.end && (query.end - query.start) / 3_600_000 <= 400 * 24 + 24 && query.limit >= 1 && query.limit <= 1000)) t.fail(`out of bounds: ${params}`);
+    } catch (error) {
+      const refusal = error as { kind?: string; param?: string };
+      if (refusal.kind !== 'bad_request' || !names.includes(refusal.param ?? '')) t.fail(`${params}: ${String(error)}`);
+    }
+  }
+  t.pass('3,000 random queries: each parsed within bounds or refused with its param');
+});
+
 t.test('through the gateway: a 400 with the OpenAI error body', async (t) => {
   const gateway: TestGateway = await startGateway();
   t.teardown(() => gateway.close());
@@ -94,7 +116,7 @@ t.test('a database that does not answer: 503 analytics_unavailable with Retry-Af
   // Another process's handle on the gateway's database: it takes the rollups away.
   const other = new Database(`${dataDir}/modelgate.db`);
   t.teardown(() => other.close());
-  other.exec('alter table usage_hourly rename to usage_hourly_away');
+  other.exec('alter table usage_hourly_models rename to usage_hourly_models_away');
   for (const report of ['usage', 'costs', 'errors', 'metrics']) {
     const away = await call(gateway.url, `/analytics/${report}`);
     t.equal(away.status, 503, report);
@@ -102,7 +124,7 @@ t.test('a database that does not answer: 503 analytics_unavailable with Retry-Af
     t.match(away.json.error, { type: 'service_unavailable_error', code: 'analytics_unavailable' });
     t.equal(away.headers.get('retry-after'), '5');
   }
-  other.exec('alter table usage_hourly_away rename to usage_hourly');
+  other.exec('alter table usage_hourly_models_away rename to usage_hourly_models');
   t.equal((await call(gateway.url, '/analytics/usage')).status, 200, 'answered again');
 });
 
