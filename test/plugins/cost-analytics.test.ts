@@ -28,11 +28,18 @@ const nano = (usdPerToken: number) => Math.round(usdPerToken * TOKENS * 1e9);
 function catalog(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'modelgate-analytics-')), 'models.json');
   const entry = (provider: string, id: string, native: string, price: number) => ({ provider, id, native_id: native, price: { input: price, output: price }, quality: { score: 0.9 } });
-  const models = [entry('openai', 'duo', 'gpt-4o-mini', PRICES.openaiDuo), entry('custom', 'duo', 'llama', PRICES.customDuo), entry('custom', 'solo', 'llama', PRICES.solo)];
+  const models = [
+    entry('openai', 'duo', 'gpt-4o-mini', PRICES.openaiDuo),
+    entry('custom', 'duo', 'llama', PRICES.customDuo),
+    entry('custom', 'solo', 'llama', PRICES.solo),
+    // A name a spreadsheet would run as a formula.
+    entry('custom', FORMULA, 'llama', PRICES.solo),
+  ];
   writeFileSync(file, JSON.stringify({ models }));
   return file;
 }
 
+const FORMULA = '=HYPERLINK("http://evil.example","x"),1';
 const LEAKY = 'Invalid prompt from bob@example.com, key sk-proj-abcdefghijklmnopqrstuvwxyz012345';
 const refused: Responder = json(400, { error: { message: LEAKY, type: 'invalid_request_error', param: null, code: null } });
 const serverError: Responder = json(500, { error: { message: 'The server had an error', type: 'server_error', param: null, code: null } });
@@ -99,6 +106,7 @@ for (const engine of ENGINES) {
       const custom = await get('usage?provider=custom&group_by=model');
       t.equal(custom.json.totals.requests, 3);
       t.same(custom.json.groups.map((g: any) => [g.model, g.requests]), [['solo', 2], ['duo', 1]]);
+      t.same((await get('usage?group_by=status')).json.groups.map((g: any) => [g.status, g.requests]), [[200, 5], [400, 1]]);
       const byStatus = await get(`usage?group_by=status&key_id=${ALPHA_ID}`);
       t.same(byStatus.json.groups.map((g: any) => [g.status, g.requests]), [[200, 3], [400, 1]]);
       const day = await get('usage?start=7d&bucket=day');
@@ -211,6 +219,14 @@ for (const engine of ENGINES) {
       t.equal(openaiDuo.overhead_ms.count, 2, 'the cache hit reached no provider: no overhead counted');
       t.equal(metrics.json.totals.cache_hit_ratio, Math.round((1 / 6) * 10000) / 10000);
       t.equal(metrics.json.totals.error_rate, Math.round((1 / 6) * 10000) / 10000);
+    });
+
+    t.test('CSV: a model name that reads as a formula is neutralized and quoted', async (t) => {
+      t.equal(await send(BETA, ask(FORMULA, 'six')), 200);
+      const csv = await get(`usage?format=csv&group_by=model&key_id=${BETA_ID}`);
+      const row = csv.text.split('\r\n').find((line) => line.includes('HYPERLINK'));
+      t.ok(row?.includes(`,"'=HYPERLINK(""http://evil.example"",""x""),1",`), `quoted, a single quote first: ${row}`);
+      t.equal((await get(`usage?group_by=model&key_id=${BETA_ID}`)).json.groups.find((g: any) => g.model === FORMULA)?.requests, 1, 'JSON keeps the name as it is');
     });
   });
 }
