@@ -99,6 +99,8 @@ export interface FailedAttempt {
   reason: FailureReason | 'client_abort';
   /** The provider's HTTP status; 0 when none arrived. */
   upstreamStatus: number;
+  /** This failure opened the provider's circuit (its breaker's threshold was reached by it). */
+  openedCircuit?: boolean;
 }
 
 export interface Outcome {

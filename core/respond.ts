@@ -61,6 +61,14 @@ function writePayload(ctx: RequestContext, status: number, payload: string | Buf
   res.end(payload);
 }
 
+/** Writes `text` (a CSV report, say) with its content type; nothing when the response was already sent or gone. */
+export function sendText(ctx: RequestContext, status: number, text: string, contentType: string, headers: OutgoingHttpHeaders = {}): void {
+  if (ctx.res.headersSent || ctx.res.destroyed) return;
+  ctx.status = status;
+  ctx.res.writeHead(status, writableHeaders({ ...baseHeaders(ctx), ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) }));
+  ctx.res.end(text);
+}
+
 export function sendCompletion(ctx: RequestContext, completion: ChatCompletion): void {
   ctx.outcome.completionJson = writeJson(ctx, 200, completion, outcomeHeaders(ctx));
 }

@@ -23,9 +23,10 @@ import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
 import { BudgetRecords } from './cost/budget-records.js';
 import { usageRoutes } from './cost/usage-route.js';
+import { analyticsRoutes } from './cost/analytics-routes.js';
 import type { Amounts, KeyBudget, Periods, ReserveResult } from './cost/budget-store.js';
 import { keyBudget } from './cost/key-budget.js';
-import { ledgerRow, requestEnding, type LedgerRow } from './cost/ledger-row.js';
+import { ledgerRow, requestEnding, scrubbedMessage, type LedgerRow } from './cost/ledger-row.js';
 import type { Usage } from '../core/chat-types.js';
 import { callsBilledAtEstimate } from './cost/attempts.js';
 
@@ -145,6 +146,9 @@ export const costGuard: PluginModule<typeof settings> = {
       parts: { ledger, history, records },
       flushMs: s.MODELGATE_LEDGER_FLUSH_INTERVAL,
     });
+    // The error messages the analytics keep: the process's one Anonymizer (MODELGATE_ANONYMIZATION_*).
+    const anonymizer = deps.anonymizer;
+    const hourlyRetentionDays = typeof values.MODELGATE_METRICS_HOURLY_RETENTION === 'number' ? values.MODELGATE_METRICS_HOURLY_RETENTION : 30;
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
@@ -285,17 +289,26 @@ export const costGuard: PluginModule<typeof settings> = {
       if (!held && !hit && !reservedBefore) return;
       const { nano, used } = billed(ctx, held, hit);
       const at = Date.now();
-      const request = ledgerRow(ctx, at, ctx.outcome.target, {
+      const { message, ...ending } = requestEnding(ctx, failure);
+      const latencyMs = performance.now() - ctx.startedAt;
+      const { outcome } = ctx;
+      const request = ledgerRow(ctx, at, outcome.target, {
         kind: 'request',
-        ...requestEnding(ctx, failure),
+        ...ending,
+        errorMessage: ending.errorCode === null ? null : scrubbedMessage(message, anonymizer),
+        attempts: outcome.attempts,
+        retries: outcome.retries,
+        fallbacks: outcome.fallbacks,
+        overheadMs: Math.max(0, latencyMs - outcome.upstreamMs - outcome.waitedMs),
+        openedCircuits: outcome.failedAttempts.filter((call) => call.openedCircuit).map((call) => [call.target.provider.name, call.target.model.id] as const),
         cacheHit: hit,
         promptTokens: used?.prompt_tokens ?? 0,
         completionTokens: used?.completion_tokens ?? 0,
         cachedTokens: used?.prompt_tokens_details?.cached_tokens ?? 0,
         costNano: nano,
         savedNano: hit ? toNano(ctx.outcome.savedUsd ?? 0) : 0,
-        latencyMs: performance.now() - ctx.startedAt,
-        ttftMs: ctx.outcome.ttftMs ?? null,
+        latencyMs,
+        ttftMs: outcome.ttftMs ?? null,
       });
       if (held) await settleBudget(held, nano, at, [request]);
       else ledger.add([request]);
@@ -303,7 +316,7 @@ export const costGuard: PluginModule<typeof settings> = {
 
     return {
       name: 'cost-guard',
-      routes: usageRoutes(budget, { ledger, history }, limits),
+      routes: [...usageRoutes(budget, { ledger, history }, limits), ...analyticsRoutes({ store, ledger, budget, limits, hourlyRetentionDays })],
       step: {
         name: 'cost-guard',
         scope: 'chat',

@@ -15,7 +15,7 @@ import { AbortedError } from '../core/proxy.js';
 import { openAttempt, recordUsage, type Opened } from '../core/attempt.js';
 import { retryAfterSeconds } from '../core/respond.js';
 import { sendAnswer, sendEmbeddings } from '../core/answer.js';
-import type { RequestContext, Target } from '../core/context.js';
+import type { FailedAttempt, RequestContext, Target } from '../core/context.js';
 import type { HealthRegistry } from '../core/health.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { OverrideSpec } from '../core/overrides.js';
@@ -137,7 +137,9 @@ export const failover: PluginModule<typeof settings> = {
         } catch (error) {
           if (isUpstreamError(error)) {
             observe(health, ctx, target, performance.now() - started, error);
-            ctx.outcome.failedAttempts.push({ target, reason: error.reason, upstreamStatus: error.upstreamStatus });
+            const failed: FailedAttempt = { target, reason: error.reason, upstreamStatus: error.upstreamStatus };
+            if (breakers.opened(error)) failed.openedCircuit = true;
+            ctx.outcome.failedAttempts.push(failed);
           } else if (error instanceof AbortedError && ctx.signal.aborted && calling) {
             // The client left while this call was in flight: the provider may still bill it.
             ctx.outcome.failedAttempts.push({ target, reason: 'client_abort', upstreamStatus: 0 });

@@ -8,6 +8,7 @@ import { RESPONSES } from './responses.js';
 import { chatSchemas } from './schemas/chat.js';
 import { gatewaySchemas } from './schemas/gateway.js';
 import { usageSchemas } from './schemas/usage.js';
+import { analyticsSchemas } from './schemas/analytics.js';
 import { keySchemas } from './schemas/keys.js';
 import { responsesSchemas } from './schemas/responses.js';
 import { embeddingsSchemas } from './schemas/embeddings.js';
@@ -17,6 +18,7 @@ import { embeddingsPaths } from './paths/embeddings.js';
 import { modelPaths } from './paths/models.js';
 import { providerPaths } from './paths/providers.js';
 import { usagePaths } from './paths/usage.js';
+import { analyticsPaths } from './paths/analytics.js';
 import { gatewayPaths } from './paths/gateway.js';
 import { keyPaths } from './paths/keys.js';
 import { recordPaths } from './paths/records.js';
@@ -65,6 +67,7 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Models', description: 'The model catalog.' },
       { name: 'Providers', description: 'The providers behind the gateway.' },
       { name: 'Usage', description: 'Spend and budgets.' },
+      { name: 'Analytics', description: 'Usage, cost, error and performance reports from the rollups.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
       { name: 'Request records', description: 'Stored request records (MODELGATE_REQUEST_RECORDS): the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
@@ -73,13 +76,13 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       ...chatPaths(options.overrides),
       ...responsesPaths(options.overrides),
       ...embeddingsPaths(options.overrides),
-      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...keyPaths, ...recordPaths, ...gatewayPaths },
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...recordPaths, ...gatewayPaths },
     components: {
       schemas: {
         ...chatSchemas(options.overrides),
         ...responsesSchemas(options.overrides),
         ...embeddingsSchemas(options.overrides),
-        ...gatewaySchemas, ...usageSchemas, ...keySchemas, ...recordSchemas },
+        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...recordSchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

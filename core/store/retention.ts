@@ -1,6 +1,7 @@
 // The retention sweeper: removes ledger rows older than MODELGATE_LEDGER_RETENTION days, daily
 // rollups older than MODELGATE_METRICS_RETENTION and hourly ones older than
-// MODELGATE_METRICS_HOURLY_RETENTION, and alert firings of periods long over — in small steps,
+// MODELGATE_METRICS_HOURLY_RETENTION (each with its model rollups; the hourly error and circuit-opening
+// rollups go with the hourly ones), and alert firings of periods long over — in small steps,
 // never one giant DELETE that locks a table. PostgreSQL drops whole monthly ledger partitions
 // (partitions.ts), so ledger rows live between N days and N days plus a month; SQLite deletes in
 // batches of BATCH rows with a pause between them, then hands the freed pages back (incremental
@@ -10,7 +11,7 @@
 import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from './database.js';
-import type { RollupTableName } from './schema.js';
+import type { ModelRollupTableName, RollupTableName } from './schema.js';
 import type { StoreSettings } from './settings.js';
 import type { RecordSettings } from '../records/settings.js';
 import { dropPartitionsBefore, ensurePartitions, monthStart } from './partitions.js';
@@ -94,8 +95,14 @@ export class RetentionSweeper {
       await step('ledger', async () => void (report.ledgerRowsDeleted = await this.deleteLedgerRows(ledgerCutoff)));
     }
     const today = now - (now % DAY_MS);
-    await step('daily rollups', async () => void (report.dailyRowsDeleted = await this.deleteBuckets('usage_daily', today - this.settings.MODELGATE_METRICS_RETENTION * DAY_MS)));
-    await step('hourly rollups', async () => void (report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS)));
+    const dailyCutoff = today - this.settings.MODELGATE_METRICS_RETENTION * DAY_MS;
+    await step('daily rollups', async () => void (report.dailyRowsDeleted = await this.deleteBuckets('usage_daily', dailyCutoff)));
+    await step('usage_daily_models', async () => void (report.dailyRowsDeleted += await this.deleteBuckets('usage_daily_models', dailyCutoff)));
+    const hourlyCutoff = now - (now % HOUR_MS) - this.settings.MODELGATE_METRICS_HOURLY_RETENTION * DAY_MS;
+    await step('hourly rollups', async () => void (report.hourlyRowsDeleted = await this.deleteBuckets('usage_hourly', hourlyCutoff)));
+    for (const table of ['usage_hourly_models', 'usage_errors_hourly', 'circuit_openings_hourly'] as const) {
+      await step(table, async () => void (report.hourlyRowsDeleted += await this.deleteBuckets(table, hourlyCutoff)));
+    }
     await step('alerts', async () => {
       const alerts = await this.store.db.deleteFrom('budget_alerts').where('fired_at', '<', now - ALERT_KEEP_MS).executeTakeFirst();
       report.alertsDeleted = Number(alerts.numDeletedRows);
@@ -136,7 +143,7 @@ export class RetentionSweeper {
   }
 
   /** Rollup rows of buckets before `cutoff`, one bucket per statement, oldest first. */
-  private async deleteBuckets(table: RollupTableName, cutoff: number): Promise<number> {
+  private async deleteBuckets(table: RollupTableName | ModelRollupTableName | 'usage_errors_hourly' | 'circuit_openings_hourly', cutoff: number): Promise<number> {
     let total = 0;
     for (;;) {
       const oldest = await this.store.db.selectFrom(table).select((eb) => eb.fn.min<number>('bucket').as('bucket')).where('bucket', '<', cutoff).executeTakeFirst();

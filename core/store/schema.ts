@@ -29,6 +29,16 @@ export interface LedgerTable {
   ttft_ms: number | null;
   /** The Redis budget epoch this cost was counted in (null: the embedded store, or never counted). */
   budget_epoch: string | null;
+  /** Upstream calls the request made (0: a cache hit, a failed call's row). From 0008, as the next four. */
+  attempts: number;
+  retries: number;
+  fallbacks: number;
+  /** ms the gateway itself spent: latency less upstream time and deliberate waits (backoffs). */
+  overhead_ms: number;
+  /** The error's message, redacted and anonymized, at most 200 characters; null without an error. */
+  error_message: string | null;
+  /** JSON `[[provider, model], …]`: the circuits this request's failed calls opened; null when none. */
+  opened_circuits: string | null;
 }
 
 /** Per hour (usage_hourly) or UTC day (usage_daily), key, provider, model and status. */
@@ -63,6 +73,51 @@ export interface RollupTable {
   lat_10000_30000: number;
   lat_30000_60000: number;
   lat_60000_inf: number;
+  /** From 0008: upstream calls, retries and fallbacks of the requests. */
+  attempts: number;
+  retries: number;
+  fallbacks: number;
+  overhead_ms_sum: number;
+  /** Requests whose gateway overhead fell in (lower, upper] ms. */
+  ovh_0_1: number;
+  ovh_1_2: number;
+  ovh_2_5: number;
+  ovh_5_10: number;
+  ovh_10_25: number;
+  ovh_25_50: number;
+  ovh_50_100: number;
+  ovh_100_250: number;
+  ovh_250_inf: number;
+  /** Tokens per second's inputs: completion tokens of answered, non-cached requests, and the ms they took to generate. */
+  gen_ms_sum: number;
+  gen_tokens: number;
+}
+
+/** usage_hourly / usage_daily without the tenant and key: per bucket, provider, model and status (0008). */
+export type ModelRollupTable = Omit<RollupTable, 'tenant' | 'key_id'>;
+
+/** Errors per hour, key, provider, model, status, code and message (redacted, anonymized): 0008. */
+export interface ErrorRollupTable {
+  bucket: number;
+  tenant: string;
+  key_id: string;
+  provider: string;
+  model: string;
+  status: number;
+  code: string;
+  /** Empty when the error had no message. */
+  message: string;
+  count: number;
+}
+
+/** Circuit breaker openings per hour, and the key, provider and model whose failed call opened it: 0008. */
+export interface CircuitRollupTable {
+  bucket: number;
+  tenant: string;
+  key_id: string;
+  provider: string;
+  model: string;
+  openings: number;
 }
 
 /** An alert rule that fired in a budget period (`day:2026-11-25`), once per scope. */
@@ -197,6 +252,10 @@ export interface Tables {
   ledger: LedgerTable;
   usage_hourly: RollupTable;
   usage_daily: RollupTable;
+  usage_hourly_models: ModelRollupTable;
+  usage_daily_models: ModelRollupTable;
+  usage_errors_hourly: ErrorRollupTable;
+  circuit_openings_hourly: CircuitRollupTable;
   budget_alerts: BudgetAlertTable;
   budget_pauses: BudgetPauseTable;
   leases: LeaseTable;
@@ -209,3 +268,4 @@ export interface Tables {
 }
 
 export type RollupTableName = 'usage_hourly' | 'usage_daily';
+export type ModelRollupTableName = 'usage_hourly_models' | 'usage_daily_models';

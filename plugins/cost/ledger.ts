@@ -2,7 +2,8 @@
 // written in batches, every MODELGATE_LEDGER_FLUSH_INTERVAL ms and on close. One transaction per
 // batch inserts the rows (multi-row INSERT … ON CONFLICT DO NOTHING RETURNING id; on SQLite the same
 // with statements prepared once, sqlite-ledger.ts) and adds exactly the rows it inserted to the
-// hourly and daily rollups (upserts in primary-key order). A batch that
+// hourly and daily rollups (per key, and per model), and to the hourly error and circuit-opening rollups (upserts in
+// primary-key order). A batch that
 // fails stays queued and is retried with backoff; a retry of a batch that did commit inserts
 // nothing and adds nothing, so nothing is counted twice. A batch that keeps failing while the
 // database answers is written row by row once, and a row that alone cannot be written is logged
@@ -13,11 +14,12 @@
 import type { Logger } from 'pino';
 import { sql, type Transaction } from 'kysely';
 import type { Store } from '../../core/store/database.js';
-import type { LedgerTable, RollupTableName, Tables } from '../../core/store/schema.js';
+import type { LedgerTable, ModelRollupTableName, RollupTableName, Tables } from '../../core/store/schema.js';
 import { ensurePartitions } from '../../core/store/partitions.js';
 import { toRecord, type LedgerRow } from './ledger-row.js';
 import { SqliteLedger } from './sqlite-ledger.js';
-import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, rollUp } from './rollups.js';
+import { DAY_MS, HOUR_MS, SUM_COLUMNS, KEY_COLUMNS, MODEL_KEY_COLUMNS, byModel, rollUp } from './rollups.js';
+import { CIRCUIT_KEY_COLUMNS, ERROR_KEY_COLUMNS, circuitDeltas, errorDeltas } from './error-rollups.js';
 
 /** Rows per transaction, and per INSERT statement (20 columns each: well under both engines' bind limits). */
 const BATCH_ROWS = 2000;
@@ -180,8 +182,14 @@ export class LedgerWriter {
       }
       const fresh = records.filter((record) => inserted.has(record.id));
       if (fresh.length === 0) return;
-      await upsert(trx, 'usage_hourly', rollUp(fresh, HOUR_MS));
-      await upsert(trx, 'usage_daily', rollUp(fresh, DAY_MS));
+      const hourly = rollUp(fresh, HOUR_MS);
+      const daily = rollUp(fresh, DAY_MS);
+      await upsert(trx, 'usage_hourly', hourly, KEY_COLUMNS);
+      await upsert(trx, 'usage_daily', daily, KEY_COLUMNS);
+      await upsert(trx, 'usage_hourly_models', byModel(hourly), MODEL_KEY_COLUMNS);
+      await upsert(trx, 'usage_daily_models', byModel(daily), MODEL_KEY_COLUMNS);
+      await upsertCounts(trx, 'usage_errors_hourly', errorDeltas(fresh), ERROR_KEY_COLUMNS, 'count');
+      await upsertCounts(trx, 'circuit_openings_hourly', circuitDeltas(fresh), CIRCUIT_KEY_COLUMNS, 'openings');
       await this.onInserted?.(trx, fresh);
     });
   }
@@ -224,14 +232,31 @@ export class LedgerWriter {
   }
 }
 
-async function upsert(trx: Transaction<Tables>, table: RollupTableName, deltas: ReturnType<typeof rollUp>): Promise<void> {
+async function upsert(trx: Transaction<Tables>, table: RollupTableName | ModelRollupTableName, deltas: ReadonlyArray<object>, keys: readonly string[]): Promise<void> {
   for (let i = 0; i < deltas.length; i += STATEMENT_ROWS) {
     await trx
       .insertInto(table)
-      .values(deltas.slice(i, i + STATEMENT_ROWS))
+      .values(deltas.slice(i, i + STATEMENT_ROWS) as never)
       .onConflict((conflict) =>
-        conflict.columns([...KEY_COLUMNS]).doUpdateSet((eb) => Object.fromEntries(SUM_COLUMNS.map((column) => [column, eb(eb.ref(`${table}.${column}`), '+', eb.ref(`excluded.${column}`))])) as never),
+        conflict.columns(keys as never).doUpdateSet((eb) => Object.fromEntries(SUM_COLUMNS.map((column) => [column, eb(eb.ref(`${table}.${column}` as never), '+', eb.ref(`excluded.${column}` as never))])) as never),
       )
+      .execute();
+  }
+}
+
+/** Upserts rows of a table with one count column: `count` added on a conflict of `keys`. */
+async function upsertCounts<T extends 'usage_errors_hourly' | 'circuit_openings_hourly'>(
+  trx: Transaction<Tables>,
+  table: T,
+  deltas: ReadonlyArray<Tables[T]>,
+  keys: ReadonlyArray<string>,
+  count: string,
+): Promise<void> {
+  for (let i = 0; i < deltas.length; i += STATEMENT_ROWS) {
+    await trx
+      .insertInto(table)
+      .values(deltas.slice(i, i + STATEMENT_ROWS) as never)
+      .onConflict((conflict) => conflict.columns(keys as never).doUpdateSet((eb) => ({ [count]: eb(eb.ref(`${table}.${count}` as never), '+', eb.ref(`excluded.${count}` as never)) }) as never))
       .execute();
   }
 }

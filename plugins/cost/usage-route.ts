@@ -87,7 +87,7 @@ function day(ctx: RequestContext, name: 'from' | 'to'): string | undefined {
 const MAX_KEY_ID = 200;
 
 /** The key whose usage is shown: the caller's own, unless an admin asks for all (or one, by `key_id`). */
-function whoseUsage(ctx: RequestContext): string | undefined {
+export function whoseUsage(ctx: RequestContext): string | undefined {
   const asked = ctx.query.get('key_id') ?? undefined;
   if (asked !== undefined && (asked === '' || asked.length > MAX_KEY_ID)) {
     throw new GatewayError('bad_request', { param: 'key_id', message: `Invalid value for 'key_id': expected a key id of 1 to ${MAX_KEY_ID} characters.` });

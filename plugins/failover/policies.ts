@@ -65,6 +65,8 @@ const inconclusive = (reason: FailureReason<unknown> | undefined) => reason !== 
 /** One circuit breaker per provider, created on first use. */
 export class Breakers {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+  /** The errors whose call opened a circuit (cockatiel names the failure that broke it, synchronously, before rethrowing it). */
+  private readonly openers = new WeakSet<object>();
 
   /** `providers`: the configured ones, shown as `disabled` from the start when breakers are off. */
   constructor(
@@ -85,6 +87,10 @@ export class Breakers {
         // has passed already, only the verdict is missing, so the next request may probe again.
         halfOpenAfter: new DelegateBackoff<IHalfOpenAfterBackoffContext>((context) => (inconclusive(context.result) ? 0 : recoveryMs)),
         breaker: new ConsecutiveBreaker(this.config.threshold),
+      });
+      created.onBreak((reason) => {
+        // An inconclusive probe reopens a circuit that was open already: not an opening.
+        if ('error' in reason && reason.error instanceof Error && !(reason.error instanceof InconclusiveProbe)) this.openers.add(reason.error);
       });
       created.onStateChange((state) => {
         const wait = state === CircuitState.Open && !inconclusive(created.lastFailure) ? recoveryMs : 0;
@@ -127,6 +133,11 @@ export class Breakers {
     } catch (error) {
       throw error instanceof InconclusiveProbe ? error.original : error;
     }
+  }
+
+  /** `error`, thrown by execute, is the failure that opened its provider's circuit (for the analytics' count of openings). */
+  opened(error: unknown): boolean {
+    return typeof error === 'object' && error !== null && this.openers.has(error);
   }
 
   /** A probe is in flight: other requests should go elsewhere rather than wait for it. */

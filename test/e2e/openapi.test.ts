@@ -361,6 +361,20 @@ t.test('providers: the list, the status, a connection test, as documented', asyn
   await exchange(t, gateway, { ...test, path: '/v1/providers/openai/test', key: null }, 401);
 });
 
+t.test('the analytics reports, as documented', async (t) => {
+  for (const report of ['usage', 'costs', 'errors', 'metrics']) {
+    const operation = `/v1/analytics/${report}`;
+    const answer = await exchange(t, gateway, { operation, path: `${operation}?group_by=provider,model` }, 200);
+    t.ok(JSON.parse(answer.text).totals.requests > 0, `${report}: the requests above are counted`);
+    await exchange(t, gateway, { operation, path: `${operation}?start=7d&group_by=key,status` }, 200);
+    await exchange(t, gateway, { operation, key: TENANT_KEY }, 200);
+    await exchange(t, gateway, { operation, path: `${operation}?bucket=week` }, 400);
+    await exchange(t, gateway, { operation, path: `${operation}?key_id=someone-else`, key: TENANT_KEY }, 403);
+    if (report === 'usage' || report === 'costs') await exchange(t, gateway, { operation, path: `${operation}?format=csv` }, 200);
+  }
+  await exchange(t, gateway, { operation: '/v1/analytics/errors', path: '/v1/analytics/errors?group_by=code,status,provider' }, 200);
+});
+
 t.test('usage and the budget resume, as documented', async (t) => {
   const usage = await exchange(t, gateway, { operation: '/v1/usage' }, 200);
   t.ok(JSON.parse(usage.text).budgets.day.requests > 0, 'the requests above are counted');

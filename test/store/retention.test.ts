@@ -29,7 +29,7 @@ async function write(store: Store, rows: LedgerRow[]): Promise<void> {
   await ledger.close();
 }
 
-const count = async (store: Store, table: 'ledger' | 'usage_hourly' | 'usage_daily', before?: number) => {
+const count = async (store: Store, table: 'ledger' | 'usage_hourly' | 'usage_daily' | 'usage_hourly_models' | 'usage_daily_models' | 'usage_errors_hourly' | 'circuit_openings_hourly', before?: number) => {
   let query = store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n'));
   if (before !== undefined) query = query.where(table === 'ledger' ? 'at' : 'bucket', '<', before) as typeof query;
   return Number((await query.executeTakeFirstOrThrow()).n);
@@ -42,6 +42,9 @@ for (const engine of ENGINES) {
     await write(store, [...Array.from({ length: 12_000 }, (_, i) => row(old + i)), ...Array.from({ length: 100 }, (_, i) => row(NOW - i))]);
     // Rollups older than a year (daily) and than 30 days (hourly), as a long-running gateway has them.
     await write(store, [row(NOW - 400 * DAY), row(NOW - 40 * DAY)]);
+    // Errors and circuit openings (hourly only), 40 days old and recent.
+    const failed = (at: number): LedgerRow => ({ ...row(at), status: 502, errorCode: 'bad_gateway', errorMessage: 'bad', openedCircuits: [['openai', 'm']] });
+    await write(store, [failed(NOW - 40 * DAY), failed(NOW)]);
     const sweeper = new RetentionSweeper(store, SETTINGS, silent);
     t.teardown(() => sweeper.close());
 
@@ -60,11 +63,19 @@ for (const engine of ENGINES) {
       t.equal(Number(rows[0]!.freelist_count), 0, 'the freed pages went back to the file system');
     }
     t.equal(await count(store, 'ledger', NOW - 60 * DAY), 0, 'no ledger row older than 60 days');
-    t.equal(await count(store, 'ledger'), 101, 'recent rows stay (those of 40 days ago too)');
+    t.equal(await count(store, 'ledger'), 103, 'recent rows stay (those of 40 days ago too)');
     t.equal(await count(store, 'usage_daily', NOW - 365 * DAY - DAY), 0, 'no daily rollup older than a year');
     t.ok((await count(store, 'usage_daily', NOW - 90 * DAY)) > 0, 'daily rollups of 100 days ago stay');
     t.equal(await count(store, 'usage_hourly', NOW - 30 * DAY - 3_600_000), 0, 'no hourly rollup older than 30 days');
     t.ok((await count(store, 'usage_hourly')) > 0, 'recent hourly rollups stay');
+    t.equal(await count(store, 'usage_daily_models', NOW - 365 * DAY - DAY), 0, 'no daily model rollup older than a year');
+    t.ok((await count(store, 'usage_daily_models', NOW - 90 * DAY)) > 0, 'daily model rollups of 100 days ago stay');
+    t.equal(await count(store, 'usage_hourly_models', NOW - 30 * DAY - 3_600_000), 0, 'no hourly model rollup older than 30 days');
+    t.ok((await count(store, 'usage_hourly_models')) > 0, 'recent hourly model rollups stay');
+    for (const table of ['usage_errors_hourly', 'circuit_openings_hourly'] as const) {
+      t.equal(await count(store, table, NOW - 30 * DAY - 3_600_000), 0, `${table}: nothing older than 30 days`);
+      t.equal(await count(store, table), 1, `${table}: the recent hour stays`);
+    }
   });
 
   t.test(`${engine}: alert firings of periods long over go`, async (t) => {

@@ -9,6 +9,7 @@ import { importV0Ledger } from './0004_import_v0_ledger.js';
 import { apiKeys } from './0005_api_keys.js';
 import { usageByKey } from './0006_usage_by_key.js';
 import { responses } from './0007_responses.js';
+import { analytics } from './0008_analytics.js';
 import { requestRecords } from './0009_request_records.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, requestRecords];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords];
