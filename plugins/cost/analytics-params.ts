@@ -82,9 +82,13 @@ export function parseTime(param: 'start' | 'end', value: string, now: number): n
   return ms;
 }
 
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 function filter(params: URLSearchParams, name: 'key_id' | 'provider' | 'model'): string | undefined {
   const value = params.get(name) ?? undefined;
   if (value !== undefined && (value === '' || value.length > MAX_FILTER)) throw bad(name, `expected 1 to ${MAX_FILTER} characters.`);
+  // No key, provider or model name holds one; PostgreSQL refuses a NUL outright (a 503, not a 400).
+  if (value !== undefined && CONTROL.test(value)) throw bad(name, 'control characters are not part of any name.');
   return value;
 }
 
@@ -117,13 +121,16 @@ export function parseAnalyticsQuery(report: ReportName, params: URLSearchParams,
 
   const bucketParam = params.get('bucket');
   if (bucketParam !== null && bucketParam !== 'hour' && bucketParam !== 'day') throw bad('bucket', "expected 'hour' or 'day'.");
-  const bucket: BucketSize = bucketParam ?? (end - start <= HOURLY_BY_DEFAULT_MS ? 'hour' : 'day');
+  const hourly = (from: number, to: number) => to - from <= bounds.hourlyRetentionDays * DAY_MS + HOUR_MS;
+  const wholeHours = (from: number, to: number) => [from - (from % HOUR_MS), to % HOUR_MS === 0 ? to : to - (to % HOUR_MS) + HOUR_MS] as const;
+  // Hour buckets for short ranges, unless the hourly rollups are kept for less than the range.
+  const bucket: BucketSize = bucketParam ?? (end - start <= HOURLY_BY_DEFAULT_MS && hourly(...wholeHours(start, end)) ? 'hour' : 'day');
   const size = BUCKET_MS[bucket];
   // Whole buckets: the rollups hold nothing finer.
   const first = start - (start % size);
   const last = end % size === 0 ? end : end - (end % size) + size;
   const buckets = (last - first) / size;
-  if (bucket === 'hour' && last - first > bounds.hourlyRetentionDays * DAY_MS + HOUR_MS) {
+  if (bucket === 'hour' && !hourly(first, last)) {
     throw bad('bucket', `hourly rollups are kept ${bounds.hourlyRetentionDays} days: use 'day' buckets for a longer range.`);
   }
   if (buckets > MAX_BUCKETS) throw bad('bucket', `the range holds ${buckets} buckets, at most ${MAX_BUCKETS}: use 'day' buckets or a shorter range.`);

@@ -47,7 +47,9 @@ export interface LedgerRow {
 const MAX_TEXT = 200;
 // Control characters (NUL among them: PostgreSQL refuses it in text) never reach the database.
 const CONTROL = /[\u0000-\u001f\u007f]/g;
-const clip = (text: string) => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text).replace(CONTROL, '');
+/** Half of a surrogate pair (a cut emoji): PostgreSQL's client turns each into U+FFFD, so two different cut texts became one key. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const clip = (text: string) => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text).replace(CONTROL, '').replace(LONE_SURROGATE, '');
 /** A count or amount as the integer columns take it: a fraction or a NaN in a usage report must not make the row unwritable. */
 const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0);
 

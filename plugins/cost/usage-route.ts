@@ -89,7 +89,8 @@ const MAX_KEY_ID = 200;
 /** The key whose usage is shown: the caller's own, unless an admin asks for all (or one, by `key_id`). */
 export function whoseUsage(ctx: RequestContext): string | undefined {
   const asked = ctx.query.get('key_id') ?? undefined;
-  if (asked !== undefined && (asked === '' || asked.length > MAX_KEY_ID)) {
+  // No key id holds a control character (PostgreSQL refuses a NUL outright: a 503, not a 400).
+  if (asked !== undefined && (asked === '' || asked.length > MAX_KEY_ID || /[\u0000-\u001f\u007f]/.test(asked))) {
     throw new GatewayError('bad_request', { param: 'key_id', message: `Invalid value for 'key_id': expected a key id of 1 to ${MAX_KEY_ID} characters.` });
   }
   const principal = ctx.principal!;

@@ -157,3 +157,17 @@ t.test('CSV: quoted where needed, formulas neutralized', async (t) => {
 });
 
 t.end();
+
+t.test('review: control characters in a filter are a 400 naming it (PostgreSQL refused a NUL with a 503)', async (t) => {
+  for (const name of ['key_id', 'provider', 'model']) {
+    t.throws(() => parse(`${name}=a%00b`), { kind: 'bad_request', param: name } as unknown as Error, name);
+    t.throws(() => parse(`${name}=a%0Ab`), { kind: 'bad_request', param: name } as unknown as Error, name);
+  }
+});
+
+t.test('review: the default bucket is day when hourly rollups are kept for less than the range', async (t) => {
+  const short = (query: string) => parseAnalyticsQuery('usage', new URLSearchParams(query), { now: NOW, hourlyRetentionDays: 1 });
+  t.equal(short('start=36h').bucket, 'day');
+  t.equal(short('start=12h').bucket, 'hour');
+  t.throws(() => short('start=36h&bucket=hour'), { kind: 'bad_request', param: 'bucket' } as unknown as Error, 'asked for: refused');
+});

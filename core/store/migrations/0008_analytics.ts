@@ -70,21 +70,16 @@ async function createModelRollup(db: Kysely<any>, name: string, from: string): P
     .addColumn('status', 'integer', (c) => c.notNull());
   for (const column of COUNT_COLUMNS) table = table.addColumn(column, 'bigint', (c) => c.notNull().defaultTo(0));
   await table.addPrimaryKeyConstraint(`${name}_pk`, ['bucket', 'provider', 'model', 'status']).execute();
-  const columns = sql.join(COUNT_COLUMNS.map((column) => sql.ref(column)));
-  const sums = sql.join(COUNT_COLUMNS.map((column) => sql`sum(${sql.ref(column)})`));
+  // Filled before `from` gains this migration's columns (they start at 0 anyway).
+  const existing = COUNT_COLUMNS.filter((column) => !ROLLUP_COLUMNS.includes(column));
+  const columns = sql.join(existing.map((column) => sql.ref(column)));
+  const sums = sql.join(existing.map((column) => sql`sum(${sql.ref(column)})`));
   await sql`insert into ${sql.table(name)} (bucket, provider, model, status, ${columns}) select bucket, provider, model, status, ${sums} from ${sql.table(from)} group by bucket, provider, model, status`.execute(db);
 }
 
 export const analytics: Migration = {
   name: '0008_analytics',
   async up(db) {
-    await addCounts(db, 'ledger', ['attempts', 'retries', 'fallbacks', 'overhead_ms']);
-    await db.schema.alterTable('ledger').addColumn('error_message', 'text').execute();
-    await db.schema.alterTable('ledger').addColumn('opened_circuits', 'text').execute();
-    await addCounts(db, 'usage_hourly', ROLLUP_COLUMNS);
-    await addCounts(db, 'usage_daily', ROLLUP_COLUMNS);
-    // The usage_daily_key index of 0006, for the hourly rows: a non-admin key's report reads its own rows only.
-    await db.schema.createIndex('usage_hourly_key').on('usage_hourly').columns(['key_id', 'bucket']).execute();
     await db.schema
       .createTable('usage_errors_hourly')
       .addColumn('bucket', 'bigint', (c) => c.notNull())
@@ -109,7 +104,18 @@ export const analytics: Migration = {
       .addColumn('openings', 'bigint', (c) => c.notNull().defaultTo(0))
       .addPrimaryKeyConstraint('circuit_openings_hourly_pk', ['bucket', 'tenant', 'key_id', 'provider', 'model'])
       .execute();
+    // Reading the rollups to fill the model tables lets the previous release go on writing (PostgreSQL).
     await createModelRollup(db, 'usage_hourly_models', 'usage_hourly');
     await createModelRollup(db, 'usage_daily_models', 'usage_daily');
+    // Writes to usage_hourly wait while this index is built (seconds per million rows), and the
+    // ALTERs below take their tables' exclusive locks until the migration commits: they come last,
+    // so the previous release's writes wait milliseconds for them, not for the backfill above.
+    // The usage_daily_key index of 0006, for the hourly rows: a non-admin key's report reads its own rows only.
+    await db.schema.createIndex('usage_hourly_key').on('usage_hourly').columns(['key_id', 'bucket']).execute();
+    await addCounts(db, 'ledger', ['attempts', 'retries', 'fallbacks', 'overhead_ms']);
+    await db.schema.alterTable('ledger').addColumn('error_message', 'text').execute();
+    await db.schema.alterTable('ledger').addColumn('opened_circuits', 'text').execute();
+    await addCounts(db, 'usage_hourly', ROLLUP_COLUMNS);
+    await addCounts(db, 'usage_daily', ROLLUP_COLUMNS);
   },
 };
