@@ -181,6 +181,7 @@ async function fill(store: Store, now: number): Promise<{ hourly: number; daily:
 
 const CASES: Array<{ name: string; report: ReportName; query: string }> = [
   { name: 'cost by model and key, last week (day buckets)', report: 'costs', query: 'start=7d&group_by=model,key' },
+  { name: 'cost by model and key, last 30 d (SQLite: a week at a time)', report: 'costs', query: 'start=30d&group_by=model,key' },
   { name: 'errors, last 24 h (hour buckets, by code)', report: 'errors', query: 'start=24h' },
   { name: 'p95 latency per provider, last 7 d', report: 'metrics', query: 'start=7d&group_by=provider' },
   { name: 'usage per provider, last 24 h (hour buckets)', report: 'usage', query: 'start=24h&group_by=provider' },

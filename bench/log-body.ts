@@ -21,7 +21,7 @@ function body(): Record<string, unknown> {
   return { model: 'gpt-4o-mini', user: 'customer-1234', messages };
 }
 
-async function run(label: string, anonymize: boolean, sliced: boolean): Promise<void> {
+async function run(label: string, anonymize: boolean, sliced: boolean | 'idle'): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'modelgate-logbench-'));
   const settings: LoggingSettings = {
     MODELGATE_LOG_LEVEL: 'info',
@@ -47,7 +47,9 @@ async function run(label: string, anonymize: boolean, sliced: boolean): Promise<
   const times: number[] = [];
   for (let i = 0; i < LINES; i++) {
     const started = performance.now();
-    if (sliced) logLarge(logger, { requestId: `line-${i}`, request }, 'request');
+    if (sliced === 'idle') {
+      // The same pacing with no line: what the loop delay reads without logging.
+    } else if (sliced) logLarge(logger, { requestId: `line-${i}`, request }, 'request');
     else logger.info({ requestId: `line-${i}`, request }, 'request');
     times.push(performance.now() - started);
     // One line at a time, 5 ms apart (a request with a 100 KB body every few ms): the delay
@@ -66,6 +68,7 @@ async function run(label: string, anonymize: boolean, sliced: boolean): Promise<
   rmSync(dir, { recursive: true, force: true });
 }
 
+await run('no logging (baseline)', false, 'idle');
 await run('in one block, plain', false, false);
 await run('in one block, anonymized', true, false);
 await run('sliced, plain', false, true);
