@@ -8,6 +8,7 @@
 // records and reports still group by user without saying who; without the key a pseudonym cannot
 // be reversed or recomputed from a guessed address.
 import { createHmac } from 'node:crypto';
+import { mapStrings } from './string-walk.js';
 
 /** Field names anonymized when MODELGATE_ANONYMIZATION_FIELDS is empty (the spec's usual ones). */
 export const DEFAULT_FIELDS = ['user_id', 'email', 'phone'] as const;
@@ -118,7 +119,7 @@ export class Anonymizer {
   /** `value` as `value()` gives it, letting other work run every millisecond or so. */
   async valueYielding(value: unknown, clock: Clock = { since: performance.now() }): Promise<unknown> {
     if (!this.enabled) return value;
-    return this.walkYielding(this.walk(value, 0, false, false), clock, 0);
+    return mapStrings(this.walk(value, 0, false, false), (text) => this.textYielding(text, clock));
   }
 
   /** `value` with only its named fields pseudonymized (text as is): the cheap half of `value`, for callers that treat text on their own. */
@@ -161,30 +162,6 @@ export class Anonymizer {
     const record = value as Record<string, unknown>;
     for (const name of Object.keys(record)) {
       const item = this.walk(record[name], depth + 1, this.fields.has(name.toLowerCase()), text);
-      if (item !== record[name]) (copy ??= { ...record })[name] = item;
-    }
-    return copy ?? value;
-  }
-
-  /** Text of `value` (named fields done already) treated, yielding. */
-  private async walkYielding(value: unknown, clock: Clock, depth: number): Promise<unknown> {
-    if (typeof value === 'string') return this.textYielding(value, clock);
-    if (typeof value !== 'object' || value === null) return value;
-    if (depth >= MAX_DEPTH) return '[too deep]';
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const item = await this.walkYielding(value[i], clock, depth + 1);
-        if (item !== value[i]) (copy ??= [...value])[i] = item;
-      }
-      return copy ?? value;
-    }
-    const prototype = Object.getPrototypeOf(value);
-    if (prototype !== Object.prototype && prototype !== null) return value;
-    let copy: Record<string, unknown> | undefined;
-    const record = value as Record<string, unknown>;
-    for (const name of Object.keys(record)) {
-      const item = await this.walkYielding(record[name], clock, depth + 1);
       if (item !== record[name]) (copy ??= { ...record })[name] = item;
     }
     return copy ?? value;

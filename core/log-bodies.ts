@@ -7,11 +7,11 @@
 // follows). A slice without such a place is treated whole; strings are bounded before
 // (logger.ts: 256 KB each, 1 MB a line), so that is the longest block.
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { mapStrings } from './string-walk.js';
 
 /** Characters of text treated between two looks at the clock. */
 const SLICE = 8192;
 const SLICE_MS = 1;
-const MAX_DEPTH = 64;
 /** A whole word then white space before another word, or a comma or an angle bracket. */
 const BOUNDARY = /(?<![A-Za-z])([A-Za-z]+)[ \t\r\n]+(?=[A-Za-z])|[,<>]/g;
 /** Words a credential follows (`Bearer <token>`, `api key: <key>`): never cut after them. */
@@ -38,11 +38,11 @@ export function slices(text: string): string[] {
   return pieces;
 }
 
-/** `value` with `transform` applied to every string (copied where something changed), yielding every SLICE_MS. */
-export async function transformStrings(value: unknown, transform: (text: string) => string, clock: Clock = { since: performance.now() }, depth = 0): Promise<unknown> {
-  if (typeof value === 'string') {
+/** `value` with `transform` applied to every string a slice at a time (copied where something changed), yielding every SLICE_MS. */
+export function transformStrings(value: unknown, transform: (text: string) => string, clock: Clock = { since: performance.now() }): Promise<unknown> {
+  return mapStrings(value, async (text) => {
     let out = '';
-    for (const piece of slices(value)) {
+    for (const piece of slices(text)) {
       out += transform(piece);
       if (performance.now() - clock.since > SLICE_MS) {
         await nextTurn();
@@ -50,24 +50,5 @@ export async function transformStrings(value: unknown, transform: (text: string)
       }
     }
     return out;
-  }
-  if (typeof value !== 'object' || value === null) return value;
-  if (depth >= MAX_DEPTH) return '[too deep]';
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    for (let i = 0; i < value.length; i++) {
-      const item = await transformStrings(value[i], transform, clock, depth + 1);
-      if (item !== value[i]) (copy ??= [...value])[i] = item;
-    }
-    return copy ?? value;
-  }
-  const prototype = Object.getPrototypeOf(value);
-  if (prototype !== Object.prototype && prototype !== null) return value;
-  let copy: Record<string, unknown> | undefined;
-  const record = value as Record<string, unknown>;
-  for (const name of Object.keys(record)) {
-    const item = await transformStrings(record[name], transform, clock, depth + 1);
-    if (item !== record[name]) (copy ??= { ...record })[name] = item;
-  }
-  return copy ?? value;
+  });
 }

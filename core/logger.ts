@@ -6,7 +6,7 @@ import { defineSettings, type SettingsOf } from './settings.js';
 import { redactDeep, redactText } from './redact.js';
 import type { Anonymizer } from './anonymize.js';
 import { transformStrings } from './log-bodies.js';
-import { clipStrings } from './clip-strings.js';
+import { clipStrings } from './string-walk.js';
 
 export { redactText };
 

@@ -7,7 +7,7 @@ import type { Anonymizer, Clock } from '../anonymize.js';
 import type { RequestRecordTable } from '../store/schema.js';
 import type { RecordKeys } from './keyring.js';
 import { seal } from './envelope.js';
-import { clipStrings, type Budget } from '../clip-strings.js';
+import { clipStrings, type Budget } from '../string-walk.js';
 
 export interface Capture {
   id: string;
