@@ -8,7 +8,7 @@
 // records and reports still group by user without saying who; without the key a pseudonym cannot
 // be reversed or recomputed from a guessed address.
 import { createHmac } from 'node:crypto';
-import { mapStrings } from './string-walk.js';
+import { mapStrings, type Kept } from './string-walk.js';
 
 /** Field names anonymized when MODELGATE_ANONYMIZATION_FIELDS is empty (the spec's usual ones). */
 export const DEFAULT_FIELDS = ['user_id', 'email', 'phone'] as const;
@@ -112,14 +112,14 @@ export class Anonymizer {
    * `value` itself (not changed) when nothing did or when disabled. Plain objects and arrays are
    * walked; other objects (errors, buffers) are kept as they are.
    */
-  value(value: unknown): unknown {
-    return this.enabled ? this.walk(value, 0, false, true) : value;
+  value(value: unknown, kept?: Kept): unknown {
+    return this.enabled ? this.walk(value, 0, false, true, kept) : value;
   }
 
   /** `value` as `value()` gives it, letting other work run every millisecond or so. */
-  async valueYielding(value: unknown, clock: Clock = { since: performance.now() }): Promise<unknown> {
+  async valueYielding(value: unknown, clock: Clock = { since: performance.now() }, kept?: Kept): Promise<unknown> {
     if (!this.enabled) return value;
-    return mapStrings(this.walk(value, 0, false, false), (text) => this.textYielding(text, clock));
+    return mapStrings(this.walk(value, 0, false, false, kept), (text) => this.textYielding(text, clock), kept);
   }
 
   /** `value` with only its named fields pseudonymized (text as is): the cheap half of `value`, for callers that treat text on their own. */
@@ -143,27 +143,34 @@ export class Anonymizer {
    * array it holds; an object under it is walked as any other (a tool's JSON Schema has a property
    * named `email` whose `type` and `description` are not the user's address).
    */
-  private walk(value: unknown, depth: number, named: boolean, text: boolean): unknown {
+  private walk(value: unknown, depth: number, named: boolean, text: boolean, kept?: Kept, seen = new Set<object>()): unknown {
     if (typeof value === 'string') return named ? this.named(value) : text ? this.text(value) : value;
     if (typeof value === 'number' || typeof value === 'bigint') return named ? this.named(String(value)) : value;
     if (typeof value !== 'object' || value === null) return value;
     if (depth >= MAX_DEPTH) return '[too deep]';
+    // A log line's object may hold a cycle: walked once, not 2^64 times.
+    if (seen.has(value)) return '[circular]';
     if (Array.isArray(value)) {
+      seen.add(value);
       let copy: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
-        const item = this.walk(value[i], depth + 1, named, text);
+        const item = this.walk(value[i], depth + 1, named, text, kept, seen);
         if (item !== value[i]) (copy ??= [...value])[i] = item;
       }
+      seen.delete(value);
       return copy ?? value;
     }
     const prototype = Object.getPrototypeOf(value);
     if (prototype !== Object.prototype && prototype !== null) return value;
+    seen.add(value);
     let copy: Record<string, unknown> | undefined;
     const record = value as Record<string, unknown>;
     for (const name of Object.keys(record)) {
-      const item = this.walk(record[name], depth + 1, this.fields.has(name.toLowerCase()), text);
+      if (kept?.(name, depth)) continue;
+      const item = this.walk(record[name], depth + 1, this.fields.has(name.toLowerCase()), text, kept, seen);
       if (item !== record[name]) (copy ??= { ...record })[name] = item;
     }
+    seen.delete(value);
     return copy ?? value;
   }
 }

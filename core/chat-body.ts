@@ -9,6 +9,7 @@ import { fieldOf, validateChatRequest } from './chat-request.js';
 import type { ChatRequest } from './chat-types.js';
 import { textTooDeep, tooDeepPath } from './json-depth.js';
 import { GatewayError } from './errors.js';
+import { ConfigError } from './config.js';
 import type { Next, PluginModule } from './pipeline.js';
 import { countImages, estimatePromptTokens, promptTokensUpperBound } from './tokens.js';
 import { defineSettings, type SettingsOf } from './settings.js';
@@ -56,6 +57,14 @@ const settings = defineSettings({
   },
 });
 
+/**
+ * Left as sent when a body is anonymized before forwarding (MODELGATE_ANONYMIZE_UPSTREAM): what
+ * routes the request and defines or calls tools, not what users wrote. Tool-call `arguments` are
+ * JSON text: a number taken for a phone number would make them invalid JSON.
+ */
+const TOP_KEPT = new Set(['model', 'modelgate', 'tools', 'functions', 'tool_choice', 'response_format', 'text', 'stream', 'stream_options', 'prediction', 'previous_response_id', 'reasoning', 'include', 'encoding_format', 'dimensions']);
+const keptUpstream = (name: string, depth: number) => name === 'arguments' || (depth === 0 && TOP_KEPT.has(name));
+
 /** ctx.route of the two other APIs whose bodies this step reads (the server names a route `METHOD path`). */
 const RESPONSES_ROUTE = `POST ${RESPONSES_PATH}`;
 const EMBEDDINGS_ROUTE = `POST ${EMBEDDINGS_PATH}`;
@@ -69,6 +78,8 @@ export const chatBody: PluginModule<typeof settings> = {
     const defaultOutputTokens = s.MODELGATE_DEFAULT_OUTPUT_TOKENS;
     const maxDepth = s.MODELGATE_MAX_JSON_DEPTH;
     const anonymizer = s.MODELGATE_ANONYMIZE_UPSTREAM && deps.anonymizer.enabled ? deps.anonymizer : undefined;
+    // The anonymizer walks 64 levels: a deeper body it would cut, not forward whole.
+    if (anonymizer && maxDepth > 64) throw new ConfigError(['MODELGATE_ANONYMIZE_UPSTREAM: needs MODELGATE_MAX_JSON_DEPTH of 64 or less (the anonymizer walks 64 levels of a body)']);
     return { name: 'chat-body', step: { name: 'chat-body', scope: 'chat', handle } };
 
     async function handle(ctx: RequestContext, next: Next): Promise<void> {
@@ -82,12 +93,21 @@ export const chatBody: PluginModule<typeof settings> = {
       // Before anything walks the body (validation included): every later walk may recurse.
       const deep = tooDeepPath(parsed, maxDepth);
       if (deep) throw tooDeep(fieldOf(deep), maxDepth);
-      // Opt-in: what leaves for the provider (and what the cache keys on) carries pseudonyms too;
-      // other requests run meanwhile (a 20 MB body takes about a second).
-      if (anonymizer) parsed = await anonymizer.valueYielding(parsed);
-      if (ctx.route === RESPONSES_ROUTE) ctx.chat = await responsesState(ctx, parsed, raw.length);
-      else if (ctx.route === EMBEDDINGS_ROUTE) ctx.chat = embeddingsState(ctx, parsed, raw.length);
-      else ctx.chat = chatState(ctx, validateChatRequest(parsed), raw.length, 'chat');
+      const chat = ctx.route !== RESPONSES_ROUTE && ctx.route !== EMBEDDINGS_ROUTE;
+      // A chat request is validated as sent (a pseudonym must not make `user: 123` valid).
+      if (chat) parsed = validateChatRequest(parsed);
+      let bytes = raw.length;
+      if (anonymizer) {
+        // Opt-in: what leaves for the provider (and what the cache keys on) carries pseudonyms too;
+        // other requests run meanwhile (a 20 MB body takes about a second). Pseudonyms are longer
+        // than what they replace: the size and every bound read from it are the new body's.
+        parsed = await anonymizer.valueYielding(parsed, undefined, keptUpstream);
+        bytes = Buffer.byteLength(JSON.stringify(parsed));
+        if (bytes > limits.maxBytes) throw tooLarge('messages', `The body, anonymized before forwarding (MODELGATE_ANONYMIZE_UPSTREAM), is larger than the ${s.MODELGATE_MAX_BODY_SIZE} MB a request may be (MODELGATE_MAX_BODY_SIZE).`);
+      }
+      if (ctx.route === RESPONSES_ROUTE) ctx.chat = await responsesState(ctx, parsed, bytes);
+      else if (ctx.route === EMBEDDINGS_ROUTE) ctx.chat = embeddingsState(ctx, parsed, bytes);
+      else ctx.chat = chatState(ctx, parsed as ChatRequest, bytes, 'chat');
       return next();
     }
 

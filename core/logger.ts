@@ -103,6 +103,8 @@ let leftOut = 0;
  * without its bodies (`bodies: "left out"`): memory stays bounded when the log cannot keep up.
  */
 export function logLarge(logger: Logger, line: Record<string, unknown>, message: string): void {
+  // A level that writes nothing: none of the work.
+  if (!logger.isLevelEnabled('info')) return;
   if (preparing.size >= PREPARING_MAX) {
     const { request: _request, response: _response, ...rest } = line;
     if (leftOut++ % 1000 === 0) logger.warn({ leftOut }, 'log: bodies left out of request lines, the log is behind');
@@ -114,7 +116,8 @@ export function logLarge(logger: Logger, line: Record<string, unknown>, message:
   const treat = anonymizer ? (text: string) => anonymizer!.text(redactText(text)) : redactText;
   const work = transformStrings(named, treat)
     .then((ready) => {
-      const object = ready as Record<string, unknown>;
+      const object = { ...(ready as Record<string, unknown>) };
+      for (const name of LINE_IDS) if (typeof line[name] === 'string') object[name] = redactText(line[name] as string);
       prepared.add(object);
       logger.info(object, message);
     })
@@ -128,8 +131,12 @@ export async function linesWritten(): Promise<void> {
   while (preparing.size > 0) await Promise.all(preparing);
 }
 
+/** A line's own identifiers: a client's numeric x-request-id is not a phone number to pseudonymize (it is masked like any text). */
+const LINE_IDS = new Set(['requestId', 'keyId', 'route', 'path', 'method', 'clientIp']);
+const keptIds = (name: string, depth: number) => depth === 0 && LINE_IDS.has(name);
+
 function anonymized<T>(value: T): T {
-  return anonymizer ? (anonymizer.value(value) as T) : value;
+  return anonymizer ? (anonymizer.value(value, keptIds) as T) : value;
 }
 
 export function createLogger(settings: LoggingSettings, destination?: DestinationStream): Logger {

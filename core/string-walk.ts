@@ -43,25 +43,35 @@ export function clipStrings(value: unknown, budget: Budget, depth = 0): unknown 
  * changed; `value` itself when nothing did. Objects other than plain ones (errors, buffers) are
  * kept as they are.
  */
-export async function mapStrings(value: unknown, map: (text: string) => string | Promise<string>, depth = 0): Promise<unknown> {
+/** Says which object keys' values a walk leaves as they are (by the key's name and its object's depth, 0 for the top). */
+export type Kept = (name: string, depth: number) => boolean;
+
+export async function mapStrings(value: unknown, map: (text: string) => string | Promise<string>, kept?: Kept, depth = 0, seen = new Set<object>()): Promise<unknown> {
   if (typeof value === 'string') return map(value);
   if (typeof value !== 'object' || value === null) return value;
   if (depth >= MAX_DEPTH) return '[too deep]';
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
+    if (seen.has(value)) return '[circular]';
+    seen.add(value);
     for (let i = 0; i < value.length; i++) {
-      const item = await mapStrings(value[i], map, depth + 1);
+      const item = await mapStrings(value[i], map, kept, depth + 1, seen);
       if (item !== value[i]) (copy ??= [...value])[i] = item;
     }
+    seen.delete(value);
     return copy ?? value;
   }
   const prototype = Object.getPrototypeOf(value);
   if (prototype !== Object.prototype && prototype !== null) return value;
+  if (seen.has(value)) return '[circular]';
+  seen.add(value);
   let copy: Record<string, unknown> | undefined;
   const record = value as Record<string, unknown>;
   for (const name of Object.keys(record)) {
-    const item = await mapStrings(record[name], map, depth + 1);
+    if (kept?.(name, depth)) continue;
+    const item = await mapStrings(record[name], map, kept, depth + 1, seen);
     if (item !== record[name]) (copy ??= { ...record })[name] = item;
   }
+  seen.delete(value);
   return copy ?? value;
 }

@@ -266,3 +266,26 @@ t.test('failures are logged once each by the server, and not at all with MODELGA
 });
 
 t.end();
+
+t.test('review: a numeric request id stays; a cycle does not hang the hook; nothing is prepared at a level that writes nothing', async (t) => {
+  const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 4) });
+  anonymizeLogs(anonymizer);
+  t.teardown(() => anonymizeLogs(undefined));
+  const { lines, stream } = capture();
+  const logger = createLogger(defaults, stream);
+  logger.info({ requestId: '9073518264', note: 'call 5551234567' }, 'numbers');
+  logLarge(logger, { requestId: '9073518265', request: { content: 'call 5551234567' } }, 'request');
+  await linesWritten();
+  t.equal(lines[0]!.requestId, '9073518264');
+  t.equal(lines[0]!.note, `call ${anonymizer.pseudonym('5551234567')}`);
+  t.equal(lines[1]!.requestId, '9073518265');
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  cyclic.again = cyclic;
+  logger.info({ cyclic }, 'cycle');
+  t.equal(lines.at(-1)!.msg, 'cycle', 'written, not hung');
+  const quiet = createLogger({ ...defaults, MODELGATE_LOG_LEVEL: 'warn' }, capture().stream);
+  logLarge(quiet, { request: { content: 'x'.repeat(1000) } }, 'request');
+  await linesWritten();
+  t.pass('nothing waits at warn');
+});

@@ -100,3 +100,34 @@ t.test('MODELGATE_ANONYMIZE_UPSTREAM: the provider gets pseudonyms; with anonymi
   for (let i = 0; i < 100 && !plain.logs.some((line) => line.requestId === 'anon-off'); i++) await sleep(20);
   t.equal((plain.logs.find((line) => line.requestId === 'anon-off') as any)?.request.user, USER, 'anonymization off: the log as sent');
 });
+
+t.test('review: MODELGATE_ANONYMIZE_UPSTREAM keeps tool-call arguments and tools as sent, validates as sent, bounds the grown body', async (t) => {
+  const upstream = await startFakeOpenAI();
+  t.teardown(() => upstream.close());
+  const gateway = await startGateway({ ...PROTOCOL_ONLY, OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_ANONYMIZE_UPSTREAM: 'true', MODELGATE_MAX_BODY_SIZE: '0.05' });
+  t.teardown(() => gateway.close());
+  const args = '{"order_id":1234567890,"email":"x@y.co"}';
+  const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { phone: { type: 'string', description: 'e.g. 555 123 4567' } } } } }];
+  const ok = await call(gateway.url, '/chat/completions', {
+    body: JSON.stringify({
+      model: 'gpt-4o-mini',
+      tools,
+      messages: [
+        { role: 'user', content: 'mail x@y.co' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: args } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'found 5551234567' },
+      ],
+    }),
+  });
+  t.equal(ok.status, 200);
+  const sent = upstream.requests.at(-1)!.json;
+  t.equal(sent.messages[1].tool_calls[0].function.arguments, args, 'arguments as sent: valid JSON');
+  t.same(sent.tools, tools, 'tools as sent');
+  t.match(sent.messages[0].content, /^mail anon_[0-9a-f]{16}$/);
+  t.match(sent.messages[2].content, /^found anon_[0-9a-f]{16}$/);
+  const bad = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', user: 123, messages: [{ role: 'user', content: 'hi' }] }) });
+  t.equal(bad.status, 400, 'user: 123 is refused as sent');
+  // 40 KB of addresses (under the 52 KB limit) grow past it once each is a pseudonym.
+  const grown = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'a@b.co '.repeat(5800) }] }) });
+  t.equal(grown.status, 413);
+});
