@@ -2,9 +2,10 @@
 //   GET /v1/admin/requests        list, newest first: limit, after (cursor), start, end, key_id, model, status, user
 //   GET /v1/admin/requests/{id}   one record, its bodies decrypted (or `bodies: null` and `decrypt_error`)
 // `user` is the raw OpenAI `user` value: it is matched by its pseudonym, the only form stored.
-import { GatewayError, isGatewayError } from '../errors.js';
+import { GatewayError } from '../errors.js';
 import { sendJson } from '../respond.js';
 import type { RequestContext } from '../context.js';
+import { storeGuarded } from '../store-guard.js';
 import type { Route } from '../pipeline.js';
 import type { Anonymizer } from '../anonymize.js';
 import type { RecordQuery, RecordReader } from './reader.js';
@@ -58,22 +59,6 @@ export function listQuery(ctx: RequestContext, anonymizer: Anonymizer): RecordQu
   };
 }
 
-/** A database that fails or does not answer is 503 store_unavailable; the cause is logged. */
-function guarded(route: Route): Route {
-  return {
-    ...route,
-    async handle(ctx) {
-      try {
-        await route.handle(ctx);
-      } catch (error) {
-        if (isGatewayError(error)) throw error;
-        ctx.log.warn({ err: (error as Error).message }, 'request records: the database failed an admin call');
-        throw new GatewayError('store_unavailable', { headers: { 'retry-after': '1' }, cause: error });
-      }
-    },
-  };
-}
-
 export function recordRoutes(reader: RecordReader, anonymizer: Anonymizer): Route[] {
   const routes: Route[] = [
     {
@@ -100,5 +85,5 @@ export function recordRoutes(reader: RecordReader, anonymizer: Anonymizer): Rout
       },
     },
   ];
-  return routes.map(guarded);
+  return routes.map((route) => storeGuarded(route, 'request records'));
 }

@@ -7,9 +7,10 @@
 //   DELETE /v1/admin/keys/{id}              revoke
 // No answer or log line carries a secret other than the one just issued, nor any hash.
 import { readRequestBody } from '../../core/body.js';
-import { GatewayError, isGatewayError } from '../../core/errors.js';
+import { GatewayError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import type { RequestContext } from '../../core/context.js';
+import { storeGuarded } from '../../core/store-guard.js';
 import type { Route } from '../../core/pipeline.js';
 import { parseBody, parseTime, type CreateBody, type KeyFieldsBody } from './admin-body.js';
 import { apiRecord } from './api-record.js';
@@ -85,25 +86,9 @@ function listQuery(ctx: RequestContext, now: number): ListQuery {
   };
 }
 
-/** A database that fails or does not answer is 503 store_unavailable, as for a key lookup; the cause is logged. */
-function guarded(route: Route): Route {
-  return {
-    ...route,
-    async handle(ctx) {
-      try {
-        await route.handle(ctx);
-      } catch (error) {
-        if (isGatewayError(error)) throw error;
-        ctx.log.warn({ err: (error as Error).message }, 'keys: the database failed an admin call');
-        throw new GatewayError('store_unavailable', { headers: { 'retry-after': '1' }, cause: error });
-      }
-    },
-  };
-}
-
 export function keyAdminRoutes(deps: AdminRouteDeps): Route[] {
   const body = (ctx: RequestContext) => readRequestBody(ctx.req, { maxBytes: BODY_LIMIT, idleMs: deps.bodyIdleMs });
-  return routes(deps, body).map(guarded);
+  return routes(deps, body).map((route) => storeGuarded(route, 'keys'));
 }
 
 function routes(deps: AdminRouteDeps, body: (ctx: RequestContext) => Promise<Buffer>): Route[] {
