@@ -5,7 +5,7 @@ import { pino, type Logger, type DestinationStream } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
 import { redactDeep, redactText } from './redact.js';
 import type { Anonymizer } from './anonymize.js';
-import { transformStrings } from './log-bodies.js';
+import { transformStrings } from './sliced-text.js';
 import { clipStrings } from './string-walk.js';
 
 export { redactText };
@@ -98,7 +98,7 @@ let leftOut = 0;
 /**
  * Writes a line that may carry large bodies (a request line with MODELGATE_LOG_REQUESTS or
  * _RESPONSES): its strings cut to LOGGED_STRING each and LOGGED_LINE in all (marked), then masked
- * and anonymized a slice at a time, yielding to other work (log-bodies.ts), then written — a
+ * and anonymized a slice at a time, yielding to other work (sliced-text.ts), then written — a
  * little later than it is asked for. While PREPARING_MAX lines wait, a line is written at once
  * without its bodies (`bodies: "left out"`): memory stays bounded when the log cannot keep up.
  */

@@ -7,6 +7,8 @@ import type { Anonymizer, Clock } from '../anonymize.js';
 import type { RequestRecordTable } from '../store/schema.js';
 import type { RecordKeys } from './keyring.js';
 import { seal } from './envelope.js';
+import { redactText } from '../redact.js';
+import { transformStrings } from '../sliced-text.js';
 import { clipStrings, type Budget } from '../string-walk.js';
 
 export interface Capture {
@@ -109,7 +111,8 @@ export async function toRow(c: Capture, options: RowOptions, clock: Clock = { si
     const budget: Budget = { left: options.maxBodyBytes };
     const clipped = clipStrings(value, budget);
     if (budget.cut) truncated |= flag;
-    const text = JSON.stringify((await anonymizer.valueYielding(clipped, clock)) ?? null);
+    // Masked and anonymized as a logged body is: a key a user pasted is not kept either.
+    const text = JSON.stringify((await transformStrings(anonymizer.namedFields(clipped), (piece) => anonymizer.text(redactText(piece)), clock)) ?? null);
     const { kept, cut } = clipUtf8(text, options.maxBodyBytes);
     if (cut) truncated |= flag;
     return kept;
@@ -118,7 +121,7 @@ export async function toRow(c: Capture, options: RowOptions, clock: Clock = { si
   const responseValue = c.response === undefined ? undefined : 'json' in c.response ? c.response.json : { text: c.response.pieces.join('') };
   const responseText = responseValue === undefined ? null : await body(responseValue, 2);
   // Error messages may quote the request (a bad field's value).
-  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(c.errorMessage.slice(0, 4096)).replace(CONTROL, ''), 4096).kept;
+  const errorText = c.errorMessage === null ? null : clipUtf8(anonymizer.text(redactText(c.errorMessage.slice(0, 4096))).replace(CONTROL, ''), 4096).kept;
   const current = keys?.current();
   const protect = (field: 'request' | 'response' | 'error', text: string) => (current ? seal(current, c.id, field, text) : text);
   return {

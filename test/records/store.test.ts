@@ -189,3 +189,17 @@ t.test('a 20 MB body is cut before it is anonymized: building its row never hold
   t.notOk(row.request_body.includes('a@b.co'), 'what was kept is anonymized');
   t.ok(longest < 250, `the longest pause between timer ticks: ${longest.toFixed(1)} ms`);
 });
+
+t.test('a key a user pasted into a body is masked in the record, as in a log line', async (t) => {
+  const { toRow } = await import('../../core/records/capture.js');
+  const { Anonymizer } = await import('../../core/anonymize.js');
+  const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 9) });
+  const capture = {
+    id: 'rec_0123456789abcdef0123456789abcdef', createdAt: Date.now(), requestId: 'r', tenant: 't', keyId: 'k', api: 'chat', model: 'm', provider: null, routedModel: null,
+    status: 500, errorCode: 'x', errorMessage: 'upstream said: bad key sk-proj-Abcdefghijklmnop1234', promptTokens: 0, completionTokens: 0, costUsd: undefined, latencyMs: 1, ttftMs: null, cache: null, stream: false,
+    user: undefined, request: { messages: [{ role: 'user', content: 'my key is sk-proj-Abcdefghijklmnop1234, mail a@b.co' }] }, response: undefined, bytes: 100,
+  } as any;
+  const row = await toRow(capture, { anonymizer, keys: undefined, maxBodyBytes: 1024 * 1024 });
+  t.notMatch(row.request_body + row.error_message, /Abcdefghijklmnop1234|a@b\.co/);
+  t.match(row.request_body, /sk-\[REDACTED\]/);
+});

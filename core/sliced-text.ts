@@ -1,5 +1,5 @@
-// Request and response bodies on a log line (MODELGATE_LOG_REQUESTS / _RESPONSES) are masked
-// (secrets) and anonymized without holding the event loop: the strings are treated a slice at a
+// Bodies kept for later — on a log line (MODELGATE_LOG_REQUESTS / _RESPONSES), in a request record —
+// are masked (secrets) and anonymized without holding the event loop: the strings are treated a slice at a
 // time, and the work yields to other requests whenever it has run for SLICE_MS. A 100 KB body took
 // 2–6 ms in one block on the logger's hook (bench/log-body.ts). A string is cut only where no
 // pattern of redact.ts or anonymize.ts can span the cut: after a comma or an angle bracket, or at

@@ -1,7 +1,7 @@
 // Large logged bodies are masked and anonymized a slice at a time: cut only where no key, address
 // or number can be split, so the result is what treating the whole text at once gives.
 import t from 'tap';
-import { slices, transformStrings } from '../../core/log-bodies.js';
+import { slices, transformStrings } from '../../core/sliced-text.js';
 import { Anonymizer } from '../../core/anonymize.js';
 import { redactText } from '../../core/redact.js';
 
