@@ -28,8 +28,21 @@ export interface FallbackEvent {
   reason: string;
 }
 
+/**
+ * Something for the outside world (plugins/events.ts delivers it by webhook and, for alerts, e-mail
+ * and chat): a type of the event catalogue and its data. Emitted once per occurrence across
+ * replicas — whoever emits has deduplicated it already (the shared store says who was first).
+ */
+export interface Notification {
+  type: string;
+  data: Record<string, unknown>;
+  /** When it happened; now when absent. */
+  at?: Date;
+}
+
 export interface GatewayEvents {
   alert: [AlertEvent];
+  notify: [Notification];
   budget: [BudgetEvent];
   fallback: [FallbackEvent];
 }

@@ -11,5 +11,6 @@ import { usageByKey } from './0006_usage_by_key.js';
 import { responses } from './0007_responses.js';
 import { analytics } from './0008_analytics.js';
 import { requestRecords } from './0009_request_records.js';
+import { events } from './0010_events.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords, events];

@@ -1,0 +1,102 @@
+// From a notification to deliveries: one per webhook endpoint that takes its type and, for an
+// alert, one per alert channel it goes to. A budget threshold goes to the channel its rule names
+// (`0.8:chat`); every other alert goes to every alert channel that is on. Deliveries are queued in
+// memory and written to the outbox in batches, off the request path; a database that does not
+// answer keeps them queued (bounded) until it does.
+import type { Logger } from 'pino';
+import type { Notification } from '../../core/events.js';
+import type { Anonymizer } from '../../core/anonymize.js';
+import { eventMessage, isAlert } from './catalogue.js';
+import type { Endpoints } from './endpoints.js';
+import { newId, type NewDelivery, type Outbox } from './outbox.js';
+import type { Channel } from './types.js';
+
+export type AlertChannel = Exclude<Channel, 'webhook'>;
+
+const RULE_CHANNEL: Record<string, AlertChannel | undefined> = { email: 'email', chat: 'chat', webhook: 'alert_webhook' };
+/** Deliveries held while the database does not answer; past it the oldest are dropped, loudly. */
+export const MAX_QUEUED = 10_000;
+const FLUSH_MS = 100;
+
+export interface FanOutOptions {
+  outbox: Outbox;
+  endpoints: Endpoints;
+  webhooks: boolean;
+  alertChannels: ReadonlySet<AlertChannel>;
+  anonymizer: Anonymizer;
+  logger: Logger;
+  /** Deliveries reached the outbox: the dispatcher may look. */
+  written(): void;
+}
+
+export function alertChannelsOf(notification: Notification, enabled: ReadonlySet<AlertChannel>): AlertChannel[] {
+  if (!isAlert(notification.type)) return [];
+  if (notification.type.startsWith('budget.threshold_')) {
+    const channel = RULE_CHANNEL[String(notification.data.action)];
+    return channel && enabled.has(channel) ? [channel] : [];
+  }
+  return [...enabled];
+}
+
+export class FanOut {
+  private queue: NewDelivery[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private flushing: Promise<void> | undefined;
+  dropped = 0;
+
+  constructor(private readonly options: FanOutOptions) {}
+
+  accept(notification: Notification): void {
+    const { endpoints, logger } = this.options;
+    let payload: string;
+    try {
+      const data = this.options.anonymizer.value(notification.data) as Record<string, unknown>;
+      payload = JSON.stringify(eventMessage(notification.type, data, notification.at));
+    } catch (error) {
+      logger.error({ err: (error as Error).message, type: notification.type }, 'events: an event could not be built; not sent');
+      return;
+    }
+    const eventId = newId('msg');
+    const createdAt = Date.now();
+    const base = { eventId, eventType: notification.type, payload, createdAt };
+    const deliveries: NewDelivery[] = [];
+    if (this.options.webhooks) for (const endpoint of endpoints.takers(notification.type)) deliveries.push({ ...base, channel: 'webhook', endpointId: endpoint.id });
+    for (const channel of alertChannelsOf(notification, this.options.alertChannels)) deliveries.push({ ...base, channel, endpointId: null });
+    if (deliveries.length === 0) return;
+    this.queue.push(...deliveries);
+    if (this.queue.length > MAX_QUEUED) {
+      const over = this.queue.length - MAX_QUEUED;
+      this.queue.splice(0, over);
+      this.dropped += over;
+      logger.error({ dropped: over }, 'events: the database has not taken deliveries for a while; the oldest queued were dropped');
+    }
+    this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  /** Writes what is queued; on failure keeps it for the next try. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flushing ??= this.write().finally(() => (this.flushing = undefined));
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.splice(0, 200);
+      try {
+        await this.options.outbox.add(batch);
+      } catch (error) {
+        this.queue.unshift(...batch);
+        this.options.logger.warn({ err: (error as Error).message, queued: this.queue.length }, 'events: cannot write deliveries to the outbox; tried again shortly');
+        this.timer ??= setTimeout(() => void this.flush(), 1000).unref();
+        return;
+      }
+      this.options.written();
+    }
+  }
+
+  get queued(): number {
+    return this.queue.length;
+  }
+}

@@ -1,0 +1,232 @@
+// The outbox: every delivery (one event to one destination) is a row that waits here until a
+// receiver took it. A replica claims due rows with one statement — `FOR UPDATE SKIP LOCKED` on
+// PostgreSQL, so replicas claiming together take different rows; SQLite has one writer — and holds
+// them under a lease: a replica that dies mid-delivery lets the lease lapse, and another delivers
+// (at least once, with the same event id, so receivers can deduplicate).
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Store } from '../../core/store/database.js';
+import type { EventOutboxTable } from '../../core/store/schema.js';
+import type { AttemptResult, Channel } from './types.js';
+
+export type Delivery = EventOutboxTable;
+
+export interface NewDelivery {
+  eventId: string;
+  eventType: string;
+  channel: Channel;
+  endpointId: string | null;
+  payload: string;
+  createdAt: number;
+}
+
+/** How a failed attempt ends: retried at `nextAt`, or given up (`failed`). */
+export type FailedOutcome = { retryAt: number } | { giveUp: true };
+
+export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`;
+
+/** Error texts kept per attempt are bounded (a receiver's message is never stored whole). */
+const MAX_ERROR = 300;
+
+export class Outbox {
+  constructor(private readonly store: Store) {}
+
+  async add(deliveries: readonly NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.store.db
+      .insertInto('event_outbox')
+      .values(
+        deliveries.map((d) => ({
+          id: newId('dlv'),
+          event_id: d.eventId,
+          event_type: d.eventType,
+          channel: d.channel,
+          endpoint_id: d.endpointId,
+          payload: d.payload,
+          created_at: d.createdAt,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: d.createdAt,
+          lease_until: 0,
+          lease_holder: null,
+          last_status_code: null,
+          last_latency_ms: null,
+          last_error: null,
+          delivered_at: null,
+          replay_of: null,
+        })),
+      )
+      .execute();
+  }
+
+  /** Claims up to `limit` due deliveries for `holder` until `now + leaseMs`, oldest due first. */
+  async claim(holder: string, limit: number, leaseMs: number, now = Date.now()): Promise<Delivery[]> {
+    const lockClause = this.store.engine === 'postgres' ? sql`for update skip locked` : sql``;
+    const { rows } = await sql<Delivery>`
+      update event_outbox set lease_until = ${now + leaseMs}, lease_holder = ${holder}
+      where id in (
+        select id from event_outbox
+        where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
+        order by next_attempt_at limit ${limit} ${lockClause}
+      )
+      returning *`.execute(this.store.db);
+    return rows.map(numbers).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
+  }
+
+  /** Records a delivered attempt, if `holder` still holds the claim. */
+  async delivered(delivery: Delivery, holder: string, attempt: AttemptResult, now = Date.now()): Promise<void> {
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('event_outbox')
+        .set({
+          status: 'delivered',
+          attempts: delivery.attempts + 1,
+          delivered_at: now,
+          lease_until: 0,
+          last_status_code: attempt.statusCode,
+          last_latency_ms: Math.round(attempt.latencyMs),
+          last_error: null,
+        })
+        .where('id', '=', delivery.id)
+        .where('lease_holder', '=', holder)
+        .execute();
+      await trx.insertInto('event_delivery_attempts').values(attemptRow(delivery.id, now, true, attempt, null)).execute();
+    });
+  }
+
+  /** Records a failed attempt and when (whether) the delivery is tried again. */
+  async failed(delivery: Delivery, holder: string, attempt: AttemptResult, error: string, outcome: FailedOutcome, now = Date.now()): Promise<void> {
+    const message = error.slice(0, MAX_ERROR);
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('event_outbox')
+        .set({
+          status: 'giveUp' in outcome ? 'failed' : 'pending',
+          attempts: delivery.attempts + 1,
+          next_attempt_at: 'giveUp' in outcome ? delivery.next_attempt_at : outcome.retryAt,
+          lease_until: 0,
+          last_status_code: attempt.statusCode,
+          last_latency_ms: Math.round(attempt.latencyMs),
+          last_error: message,
+        })
+        .where('id', '=', delivery.id)
+        .where('lease_holder', '=', holder)
+        .execute();
+      await trx.insertInto('event_delivery_attempts').values(attemptRow(delivery.id, now, false, attempt, message)).execute();
+    });
+  }
+
+  /** A delivery that will never be attempted (its endpoint is gone or disabled). */
+  async skip(delivery: Delivery, holder: string, reason: string): Promise<void> {
+    await this.store.db
+      .updateTable('event_outbox')
+      .set({ status: 'skipped', lease_until: 0, last_error: reason })
+      .where('id', '=', delivery.id)
+      .where('lease_holder', '=', holder)
+      .execute();
+  }
+
+  /** Pending deliveries of an endpoint that no longer takes any (disabled, deleted) are skipped. */
+  async skipPending(endpointId: string, reason: string): Promise<void> {
+    await this.store.db.updateTable('event_outbox').set({ status: 'skipped', last_error: reason }).where('endpoint_id', '=', endpointId).where('status', '=', 'pending').execute();
+  }
+
+  async get(id: string): Promise<Delivery | undefined> {
+    const row = await this.store.db.selectFrom('event_outbox').selectAll().where('id', '=', id).executeTakeFirst();
+    return row && numbers(row);
+  }
+
+  /** An endpoint's deliveries, newest first, `after` a delivery id (the cursor). */
+  async list(endpointId: string, limit: number, after?: Delivery): Promise<Delivery[]> {
+    let query = this.store.db.selectFrom('event_outbox').selectAll().where('endpoint_id', '=', endpointId);
+    if (after) {
+      query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+    return rows.map(numbers);
+  }
+
+  /** The attempts of deliveries, oldest first per delivery. */
+  async attempts(deliveryIds: readonly string[]): Promise<Map<string, AttemptRecord[]>> {
+    const out = new Map<string, AttemptRecord[]>();
+    if (deliveryIds.length === 0) return out;
+    const rows = await this.store.db.selectFrom('event_delivery_attempts').selectAll().where('delivery_id', 'in', deliveryIds).orderBy('at').execute();
+    for (const row of rows) {
+      const list = out.get(row.delivery_id) ?? [];
+      list.push({ at: Number(row.at), ok: Number(row.ok) === 1, statusCode: row.status_code, latencyMs: Number(row.latency_ms), error: row.error });
+      out.set(row.delivery_id, list);
+    }
+    return out;
+  }
+
+  /** A new delivery of `original`'s event to the same destination, with the same event id; due now. */
+  async replay(original: Delivery, now = Date.now()): Promise<Delivery> {
+    const row: Delivery = {
+      ...original,
+      id: newId('dlv'),
+      created_at: now,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      lease_until: 0,
+      lease_holder: null,
+      last_status_code: null,
+      last_latency_ms: null,
+      last_error: null,
+      delivered_at: null,
+      replay_of: original.id,
+    };
+    await this.store.db.insertInto('event_outbox').values(row).execute();
+    return row;
+  }
+
+  /** Deliveries still to make (for the metrics and the shutdown log). */
+  async pending(): Promise<number> {
+    const row = await this.store.db.selectFrom('event_outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
+  /** Removes finished deliveries (and their attempts) created before `cutoff`, a batch at a time. */
+  async sweep(cutoff: number, batch = 1000): Promise<number> {
+    const ids = await this.store.db
+      .selectFrom('event_outbox')
+      .select('id')
+      .where('created_at', '<', cutoff)
+      .where('status', '!=', 'pending')
+      .limit(batch)
+      .execute();
+    if (ids.length === 0) return 0;
+    const list = ids.map((r) => r.id);
+    await this.store.db.transaction().execute(async (trx) => {
+      await trx.deleteFrom('event_delivery_attempts').where('delivery_id', 'in', list).execute();
+      await trx.deleteFrom('event_outbox').where('id', 'in', list).execute();
+    });
+    return list.length;
+  }
+}
+
+export interface AttemptRecord {
+  at: number;
+  ok: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+function attemptRow(deliveryId: string, at: number, ok: boolean, attempt: AttemptResult, error: string | null) {
+  return { id: newId('att'), delivery_id: deliveryId, at, ok: ok ? 1 : 0, status_code: attempt.statusCode, latency_ms: Math.round(attempt.latencyMs), error };
+}
+
+/** BIGINT columns read back as numbers on both engines (SQLite may hand back bigint-ish values as numbers already). */
+function numbers(row: Delivery): Delivery {
+  return {
+    ...row,
+    created_at: Number(row.created_at),
+    attempts: Number(row.attempts),
+    next_attempt_at: Number(row.next_attempt_at),
+    lease_until: Number(row.lease_until),
+    delivered_at: row.delivered_at === null ? null : Number(row.delivered_at),
+    last_status_code: row.last_status_code === null ? null : Number(row.last_status_code),
+    last_latency_ms: row.last_latency_ms === null ? null : Number(row.last_latency_ms),
+  };
+}
