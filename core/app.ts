@@ -51,6 +51,7 @@ import { costGuard } from '../plugins/cost-guard.js';
 import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
+import { events } from '../plugins/events.js';
 import { openai } from '../providers/openai/index.js';
 import { anthropic } from '../providers/anthropic/index.js';
 import { google } from '../providers/google/index.js';
@@ -63,8 +64,10 @@ import type { Provider, ProviderModule } from './provider.js';
  * The request path, in order. Each entry is one file; chat-body is core's own step, before the rate
  * limit because tokens per minute need its token estimate. Metrics only observes (every request).
  * Keys adds no step: it gives auth its key store (so comes first) and serves the admin API of keys.
+ * Events adds none either: it delivers what the others notify, so it is created before them and
+ * closed after them (nothing they say while closing is lost).
  */
-export const PIPELINE: readonly PluginModule[] = [metrics, ipFilter, keys, auth, chatBody, rateLimit, costGuard, cache, router, failover];
+export const PIPELINE: readonly PluginModule[] = [metrics, events, ipFilter, keys, auth, chatBody, rateLimit, costGuard, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 

@@ -18,6 +18,8 @@ import { bill, billable, estimate, toNano, toUsd, type UnpricedPolicy } from './
 import { perRequestCap } from '../core/estimate.js';
 import { consumedUsage } from '../core/consumed.js';
 import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
+import { AlertResolution } from './cost/alert-resolution.js';
+import { ExceededAlerts } from './cost/exceeded-alerts.js';
 import { openBudgetStore } from './cost/open-budget.js';
 import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
@@ -49,7 +51,7 @@ const settings = defineSettings({
     items: { type: 'string', pattern: `^\\d+(\\.\\d+)?:(${ACTIONS.join('|')})$` },
     hint: `be threshold:action pairs such as 0.8:chat (actions: ${ACTIONS.join(', ')})`,
     description:
-      'Comma-separated threshold:action rules: when spend reaches that fraction of a budget (day, week or month), fire once per period. email/chat/webhook log a `budget alert` line and emit an alert event (no notifier delivers it yet); pause refuses paid requests until the period resets or an admin calls POST /v1/budget/resume.',
+      'Comma-separated threshold:action rules: when spend reaches that fraction of a budget (day, week or month), fire once per period across replicas (budget.threshold_reached, docs/events.md). email, chat and webhook send it to that alert channel (MODELGATE_EMAIL_/CHAT_/WEBHOOK_ALERTS_ENABLED); pause refuses paid requests until the period resets or an admin calls POST /v1/admin/budget/resume. Several rules may share a threshold (0.8:email,0.8:chat).',
   },
   MODELGATE_ALLOW_UNPRICED_MODELS: {
     type: 'boolean',
@@ -150,6 +152,10 @@ export const costGuard: PluginModule<typeof settings> = {
     const anonymizer = deps.anonymizer;
     const hourlyRetentionDays = typeof values.MODELGATE_METRICS_HOURLY_RETENTION === 'number' ? values.MODELGATE_METRICS_HOURLY_RETENTION : 30;
     const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
+    // Resolutions and budget.exceeded are sent whether or not rules are evaluated: they are facts, not rules.
+    const resolution = new AlertResolution(store, events, logger);
+    resolution.start();
+    const exceeded = new ExceededAlerts(records, events, logger);
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
       PERIODS.map((period) => ({ period, spentUsd: toUsd(spent[period]), limitUsd: toUsd(limits[period]), usedRatio: limits[period] > 0 ? spent[period] / limits[period] : 0 }));
@@ -214,7 +220,10 @@ export const costGuard: PluginModule<typeof settings> = {
         events.emit('fallback', { component: 'cost-guard', reason: 'redis_unavailable' });
         throw new GatewayError('store_unavailable', { message: 'Budget store unavailable', headers: { 'retry-after': '1' } });
       }
-      if (!result.ok) throw refusal(result, periods, limits, amount, key);
+      if (!result.ok) {
+        if (result.reason === 'limit') exceeded.refused(result, periods, result.scope === 'key' ? key!.limits[result.period]! : limits[result.period], key?.keyId);
+        throw refusal(result, periods, limits, amount, key);
+      }
       return id;
     }
 
@@ -316,7 +325,7 @@ export const costGuard: PluginModule<typeof settings> = {
 
     return {
       name: 'cost-guard',
-      routes: [...usageRoutes(budget, { ledger, history }, limits), ...analyticsRoutes({ store, ledger, budget, limits, hourlyRetentionDays })],
+      routes: [...usageRoutes(budget, { ledger, history }, limits, (pause) => void resolution.resumed(pause).catch((error: Error) => logger.warn({ err: error.message }, 'budget alerts: the pause rule was not resolved'))), ...analyticsRoutes({ store, ledger, budget, limits, hourlyRetentionDays })],
       step: {
         name: 'cost-guard',
         scope: 'chat',
@@ -348,6 +357,8 @@ export const costGuard: PluginModule<typeof settings> = {
       },
       async close() {
         await booted;
+        await resolution.close();
+        await exceeded.close();
         await stopBudget();
         // After the budget: settlements it kept hand their rows to the ledger as it closes.
         await ledger.close();

@@ -106,6 +106,9 @@ type EventSettings = SettingsOf<typeof settings>;
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'transfer-encoding', 'connection']);
 const SWEEP_MS = 3_600_000;
 
+/** The setting's schema holds every value to a string. */
+const alertHeaders = (s: EventSettings) => (s.MODELGATE_WEBHOOK_ALERT_HEADERS ?? {}) as Record<string, string>;
+
 function problems(s: EventSettings): string[] {
   const out: string[] = [];
   const needSecret = s.MODELGATE_WEBHOOKS_ENABLED || s.MODELGATE_WEBHOOK_ALERTS_ENABLED;
@@ -118,11 +121,11 @@ function problems(s: EventSettings): string[] {
   }
   if (s.MODELGATE_CHAT_ALERTS_ENABLED && !s.MODELGATE_CHAT_WEBHOOK_URL) out.push('MODELGATE_CHAT_WEBHOOK_URL: required when MODELGATE_CHAT_ALERTS_ENABLED');
   if (s.MODELGATE_WEBHOOK_ALERTS_ENABLED && !s.MODELGATE_WEBHOOK_ALERT_URL) out.push('MODELGATE_WEBHOOK_ALERT_URL: required when MODELGATE_WEBHOOK_ALERTS_ENABLED');
-  for (const name of Object.keys(s.MODELGATE_WEBHOOK_ALERT_HEADERS ?? {})) {
+  for (const name of Object.keys(alertHeaders(s))) {
     if (RESERVED_HEADERS.has(name.toLowerCase())) out.push(`MODELGATE_WEBHOOK_ALERT_HEADERS: "${name}" is set by the gateway itself`);
     else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name)) out.push(`MODELGATE_WEBHOOK_ALERT_HEADERS: "${name.slice(0, 40)}" is not a header name`);
   }
-  for (const value of Object.values(s.MODELGATE_WEBHOOK_ALERT_HEADERS ?? {})) {
+  for (const value of Object.values(alertHeaders(s))) {
     if (/[\r\n\0]/.test(value)) out.push('MODELGATE_WEBHOOK_ALERT_HEADERS: a value holds a line break');
   }
   for (const type of s.MODELGATE_WEBHOOK_EVENTS) {
@@ -144,7 +147,7 @@ export const events: PluginModule<typeof settings> = {
     const endpoints = new Endpoints(store);
     const states = new AlertStates(store);
     const alertsOn = values.MODELGATE_ALERTS_ENABLED !== false;
-    await endpoints.bootstrap(s.MODELGATE_WEBHOOK_URL, s.MODELGATE_WEBHOOK_EVENTS);
+    await endpoints.bootstrap(s.MODELGATE_WEBHOOK_URL, [...s.MODELGATE_WEBHOOK_EVENTS]);
     await endpoints.refresh();
 
     const secrets = [s.MODELGATE_WEBHOOK_SECRET, ...s.MODELGATE_WEBHOOK_PREVIOUS_SECRETS].filter((x): x is string => typeof x === 'string' && x.length > 0);
@@ -191,7 +194,7 @@ export const events: PluginModule<typeof settings> = {
     }
     if (alertsOn && s.MODELGATE_WEBHOOK_ALERTS_ENABLED) {
       const url = s.MODELGATE_WEBHOOK_ALERT_URL!;
-      const extra = s.MODELGATE_WEBHOOK_ALERT_HEADERS ?? {};
+      const extra = alertHeaders(s);
       senders.alert_webhook = (_message, delivery) => signedPost(url, delivery, false, extra);
       alertChannels.add('alert_webhook');
     }

@@ -1,8 +1,8 @@
 // Alert rules (spec "alert rule": a threshold as a fraction of a budget, and an action), evaluated
 // whenever spend moves: each rule fires once per budget period — across replicas with Redis, across
-// restarts with the embedded ledger — as an `alert` event with the payload (delivery by e-mail, chat
-// or webhook listens to that event). A `pause` rule also pauses spending until the period resets or
-// an admin resumes.
+// restarts with the embedded ledger — as a `budget.threshold_reached` notification, which the events
+// plugin delivers to the rule's channel (e-mail, chat, webhook) and to subscribed webhooks. A `pause`
+// rule also pauses spending (budget.paused) until the period resets or an admin resumes.
 import type { Logger } from 'pino';
 import type { EventBus } from '../../core/events.js';
 import { PERIODS, type Period } from './periods.js';
@@ -87,5 +87,11 @@ export class Alerts {
     };
     this.logger.warn(payload, 'budget alert');
     this.events.emit('alert', payload);
+    const identity = { scope: 'global', period: period.name, period_key: period.key, threshold: rule.threshold };
+    this.events.emit('notify', {
+      type: 'budget.threshold_reached',
+      data: { ...identity, key_id: null, action: rule.action, spent_usd: payload.spent_usd, limit_usd: payload.limit_usd, used_ratio: payload.used_ratio, resets_at: payload.resets_at },
+    });
+    if (rule.action === 'pause') this.events.emit('notify', { type: 'budget.paused', data: { ...identity, until: payload.resets_at } });
   }
 }

@@ -4,14 +4,15 @@
 // the ledger's daily rollups, spend from the budget store. A non-admin key sees only its own counts;
 // an admin key sees every key's, or one key's with `key_id` (the gateway's budgets are everyone's
 // to see).
-// POST /v1/budget/resume (admin keys only) ends a pause before its period resets.
+// POST /v1/admin/budget/resume (admin keys only; /v1/budget/resume is its older alias) ends a pause
+// before its period resets, and says so (budget.resumed).
 import { GatewayError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import type { RequestContext } from '../../core/context.js';
 import type { Route } from '../../core/pipeline.js';
 import { PERIODS, currentPeriods, dayKey, type PeriodName } from './periods.js';
 import { toUsd } from './pricing.js';
-import type { Amounts, BudgetStore } from './budget-store.js';
+import type { Amounts, BudgetStore, PauseState } from './budget-store.js';
 import type { LedgerWriter } from './ledger.js';
 import type { SpendHistory, UsageRow } from './spend-history.js';
 
@@ -100,7 +101,7 @@ export function whoseUsage(ctx: RequestContext): string | undefined {
   return principal.keyId;
 }
 
-export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Amounts): Route[] {
+export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Amounts, onResumed: (pause: PauseState) => void = () => undefined): Route[] {
   const query = async (ctx: RequestContext, from: string, to: string, keyId: string | undefined) => {
     // A database that refuses writes still answers what it holds.
     await source.ledger.flush().catch((error: Error) => ctx.log.warn({ err: error.message }, 'usage: queued ledger rows could not be written first'));
@@ -165,15 +166,19 @@ export function usageRoutes(budget: BudgetStore, source: UsageSource, limits: Am
         });
       },
     },
-    {
-      method: 'POST',
-      path: '/v1/budget/resume',
-      async handle(ctx) {
-        if (!ctx.principal?.admin) throw new GatewayError('admin_required');
-        const resumed = await budget.resume();
-        ctx.log.warn({ keyId: ctx.principal.keyId, resumed }, 'budget: spending resumed by an admin');
-        sendJson(ctx, 200, { resumed, paused: null });
-      },
-    },
+    ...['/v1/budget/resume', '/v1/admin/budget/resume'].map(
+      (path): Route => ({
+        method: 'POST',
+        path,
+        async handle(ctx) {
+          if (!ctx.principal?.admin) throw new GatewayError('admin_required');
+          const pause = (await budget.snapshot(currentPeriods())).pause;
+          const resumed = await budget.resume();
+          ctx.log.warn({ keyId: ctx.principal.keyId, resumed }, 'budget: spending resumed by an admin');
+          if (resumed && pause) onResumed(pause);
+          sendJson(ctx, 200, { resumed, paused: null });
+        },
+      }),
+    ),
   ];
 }

@@ -134,12 +134,12 @@ const CATALOGUE = {
   'provider.circuit_opened': {
     description: 'A provider failed often enough that its circuit opened: it gets no traffic for a while.',
     alert: false,
-    fields: { provider: text('The provider.'), model: text('The model of the failure that opened it.'), recovery_ms: count(0, 'How long until a probe request may close the circuit, ms.') },
+    fields: { provider: text('The provider.'), recovery_ms: count(0, 'How long until a probe request may close the circuit, ms.') },
   },
   'provider.circuit_closed': {
     description: 'A probe request succeeded and the circuit closed: the provider gets traffic again.',
     alert: false,
-    fields: { provider: text('The provider.'), model: text('The model of the probe that closed it.') },
+    fields: { provider: text('The provider.') },
   },
   'provider.down': {
     description: 'A provider failed repeatedly within the window.',

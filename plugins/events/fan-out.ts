@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { Notification } from '../../core/events.js';
 import type { Anonymizer } from '../../core/anonymize.js';
-import { eventMessage, isAlert } from './catalogue.js';
+import { eventMessage, isAlert, isEventType, type EventType } from './catalogue.js';
 import type { Endpoints } from './endpoints.js';
 import { newId, type NewDelivery, type Outbox } from './outbox.js';
 import type { Channel } from './types.js';
@@ -30,7 +30,7 @@ export interface FanOutOptions {
 }
 
 export function alertChannelsOf(notification: Notification, enabled: ReadonlySet<AlertChannel>): AlertChannel[] {
-  if (!isAlert(notification.type)) return [];
+  if (!isEventType(notification.type) || !isAlert(notification.type)) return [];
   if (notification.type.startsWith('budget.threshold_')) {
     const channel = RULE_CHANNEL[String(notification.data.action)];
     return channel && enabled.has(channel) ? [channel] : [];
@@ -50,7 +50,9 @@ export class FanOut {
     const { endpoints, logger } = this.options;
     let payload: string;
     try {
-      const data = this.options.anonymizer.value(notification.data) as Record<string, unknown>;
+      if (!isEventType(notification.type)) throw new Error(`unknown event type ${notification.type}`);
+      // Whatever a user wrote (a key's name, an error message) is anonymized as the logs are.
+      const data = this.options.anonymizer.value(notification.data) as Parameters<typeof eventMessage<EventType>>[1];
       payload = JSON.stringify(eventMessage(notification.type, data, notification.at));
     } catch (error) {
       logger.error({ err: (error as Error).message, type: notification.type }, 'events: an event could not be built; not sent');
