@@ -24,10 +24,13 @@ const MAX_RESPONSE_BYTES = 64 * 1024;
 const MAX_RETRY_AFTER_MS = 60 * 60 * 1000;
 
 // Separate pools so a connection opened unguarded (an operator's alert URL) is never reused by a
-// guarded delivery to the same host and port. Idle sockets are unref'd by the agent.
+// guarded delivery to the same host and port. Idle sockets are unref'd by the agent and closed
+// after IDLE_SOCKET_MS, so a receiver that never closes its end does not pin them forever.
+const IDLE_SOCKET_MS = 30_000;
+const pooled = { keepAlive: true, timeout: IDLE_SOCKET_MS };
 const agents = {
-  guarded: { 'http:': new http.Agent({ keepAlive: true, lookup: guardedLookup }), 'https:': new https.Agent({ keepAlive: true, lookup: guardedLookup }) },
-  open: { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) },
+  guarded: { 'http:': new http.Agent({ ...pooled, lookup: guardedLookup }), 'https:': new https.Agent({ ...pooled, lookup: guardedLookup }) },
+  open: { 'http:': new http.Agent(pooled), 'https:': new https.Agent(pooled) },
 };
 
 /**
