@@ -14,6 +14,9 @@ import { KeyInvalidation } from './keys/invalidation.js';
 import { LastUsedWriter } from './keys/last-used.js';
 import { KeyAdmin } from './keys/key-admin.js';
 import { keyAdminRoutes } from './keys/admin-routes.js';
+import { ExpiringKeys } from './keys/expiring.js';
+import { AlertStates } from '../core/alert-states.js';
+import type { Notification } from '../core/events.js';
 
 const settings = defineSettings({
   MODELGATE_API_KEY_PEPPER: {
@@ -73,10 +76,13 @@ export const keys: PluginModule<typeof settings> = {
       }
     };
     await countExpiring();
+    const notify = (notification: Notification) => deps.events.emit('notify', notification);
+    const expiring = new ExpiringKeys(rows, new AlertStates(store), notify, logger);
     // Keys cross into the window as time passes, not only when changed: counted again every minute,
     // when the sealed copies of regenerated secrets past their replay window are also erased.
     const counting = setInterval(() => {
       void countExpiring();
+      void expiring.check();
       admin.forgetOld().catch((error: Error) => logger.warn({ err: error.message }, 'keys: cannot erase old regenerated secrets'));
     }, 60_000).unref();
     deps.keyStats.provide({ expiringSoon: () => expiringSoon, refresh: countExpiring });
@@ -93,7 +99,7 @@ export const keys: PluginModule<typeof settings> = {
     );
     return {
       name: 'keys',
-      routes: keyAdminRoutes({ admin, rows, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
+      routes: keyAdminRoutes({ admin, rows, notify, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
       async close() {
         clearInterval(counting);
         await invalidation?.close();

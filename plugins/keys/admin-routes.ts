@@ -12,10 +12,11 @@ import { sendJson } from '../../core/respond.js';
 import type { RequestContext } from '../../core/context.js';
 import { storeGuarded } from '../../core/store-guard.js';
 import type { Route } from '../../core/pipeline.js';
+import type { Notification } from '../../core/events.js';
 import { parseBody, parseTime, type CreateBody, type KeyFieldsBody } from './admin-body.js';
 import { apiRecord } from './api-record.js';
 import { MAX_IDEMPOTENCY_KEY, type Issued, type KeyAdmin } from './key-admin.js';
-import type { KeyChanges, KeyRows, ListQuery } from './key-rows.js';
+import type { KeyChanges, KeyRow, KeyRows, ListQuery } from './key-rows.js';
 
 const BODY_LIMIT = 64 * 1024;
 const DEFAULT_PAGE = 20;
@@ -28,8 +29,15 @@ const NO_STORE = { 'cache-control': 'no-store' };
 export interface AdminRouteDeps {
   admin: KeyAdmin;
   rows: KeyRows;
+  /** Tells the outside world (key.created, key.regenerated, key.revoked: docs/events.md). */
+  notify(notification: Notification): void;
   /** MODELGATE_BODY_IDLE_TIMEOUT. */
   bodyIdleMs: number;
+}
+
+/** What a key event says of the key: never its secret, its hash or its limits. */
+function keyEvent(type: string, row: KeyRow, ctx: RequestContext): Notification {
+  return { type, data: { key_id: row.id, name: row.name, expires_at: row.expires_at === null ? null : new Date(Number(row.expires_at)).toISOString(), by_key_id: ctx.principal?.keyId ?? null } };
 }
 
 function adminOnly(ctx: RequestContext): void {
@@ -108,6 +116,7 @@ function routes(deps: AdminRouteDeps, body: (ctx: RequestContext) => Promise<Buf
           expiresAt: parseTime(input.expires_at),
         });
         ctx.log.info({ keyId: result.row.id, by: ctx.principal!.keyId }, 'keys: key created');
+        deps.notify(keyEvent('key.created', result.row, ctx));
         sendJson(ctx, 201, issued(result), NO_STORE);
       },
     },
@@ -155,6 +164,7 @@ function routes(deps: AdminRouteDeps, body: (ctx: RequestContext) => Promise<Buf
         }
         const result = await deps.admin.regenerate(id, idempotencyKey);
         ctx.log.info({ keyId: id, by: ctx.principal!.keyId }, 'keys: key regenerated');
+        deps.notify(keyEvent('key.regenerated', result.row, ctx));
         sendJson(ctx, 200, issued(result), NO_STORE);
       },
     },
@@ -166,6 +176,7 @@ function routes(deps: AdminRouteDeps, body: (ctx: RequestContext) => Promise<Buf
         const id = keyId(ctx);
         const row = await deps.admin.revoke(id);
         ctx.log.info({ keyId: id, by: ctx.principal!.keyId }, 'keys: key revoked');
+        deps.notify(keyEvent('key.revoked', row, ctx));
         sendJson(ctx, 200, apiRecord(row), NO_STORE);
       },
     },

@@ -126,6 +126,13 @@ export class KeyRows {
     return Number(row.n);
   }
 
+  /** Active keys expiring in (now, before], soonest first: for key.expiring_soon. */
+  async listExpiring(now: number, before: number, limit: number, after?: { expiresAt: number; id: string }): Promise<KeyRow[]> {
+    let query = this.db.selectFrom('api_keys').selectAll().where('status', '=', 'active').where('expires_at', '>', now).where('expires_at', '<=', before);
+    if (after) query = query.where((eb) => eb.or([eb('expires_at', '>', after.expiresAt), eb.and([eb('expires_at', '=', after.expiresAt), eb('id', '>', after.id)])]));
+    return query.orderBy('expires_at').orderBy('id').limit(limit).execute();
+  }
+
   /** Applies the changes to an active or revoked key; the row after, or undefined for an unknown id. */
   async update(id: string, changes: KeyChanges, now: number): Promise<KeyRow | undefined> {
     const set: Partial<KeyRow> = { updated_at: now };
