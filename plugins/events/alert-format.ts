@@ -15,13 +15,15 @@ export function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** Dollars with cents; a sub-cent amount (one request's cost) keeps up to 6 decimals so it is not shown as $0.00. */
+const CENTS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** Dollars with cents and thousands separators; a sub-cent amount (one request's cost) keeps up to 6 decimals so it is not shown as $0.00. */
 export function usd(value: unknown): string {
   const amount = num(value);
   if (amount === undefined) return MISSING;
   const sign = amount < 0 ? '-' : '';
   const abs = Math.abs(amount);
-  if (abs === 0 || abs >= 0.01) return `${sign}$${abs.toFixed(2)}`;
+  if (abs === 0 || abs >= 0.01) return `${sign}$${CENTS.format(abs)}`;
   if (abs < 0.000_001) return `${sign}<$0.000001`;
   return `${sign}$${abs.toFixed(6).replace(/0+$/, '')}`;
 }

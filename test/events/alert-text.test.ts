@@ -24,7 +24,8 @@ const reached = {
 
 t.test('money has two decimals, and sub-cent amounts keep up to six', async (t) => {
   t.equal(usd(8), '$8.00');
-  t.equal(usd(1234.5), '$1234.50');
+  t.equal(usd(1234.5), '$1,234.50');
+  t.equal(usd(0.999), '$1.00');
   t.equal(usd(0), '$0.00');
   t.equal(usd(0.01), '$0.01');
   t.equal(usd(0.0042), '$0.0042');

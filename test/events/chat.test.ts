@@ -193,10 +193,23 @@ t.test('a poster that throws with the URL in its message becomes a DeliveryError
   t.equal(await new ChatChannel({ url, channel: '#a', username: 'gw', timeoutMs: 100, post: passthrough }).send(down).catch((e: unknown) => e), own, "the poster's own DeliveryError passes unchanged");
 });
 
-t.test('the pacing table stays bounded across many URLs', async (t) => {
+t.test('the pacing table stays bounded across many URLs whose interval has passed', async (t) => {
   const instant: PostJson = async () => ({ statusCode: 200, latencyMs: 0 });
   for (let i = 0; i < 400; i++) {
-    await new ChatChannel({ url: `https://hooks.example.test/bound/${i}`, channel: '#a', username: 'gw', timeoutMs: 100, post: instant }).send(down);
+    await new ChatChannel({ url: `https://hooks.example.test/bound/${i}`, channel: '#a', username: 'gw', timeoutMs: 100, post: instant, minIntervalMs: 0 }).send(down);
   }
   t.ok(pacedUrlCount() <= 256, `${pacedUrlCount()} URLs remembered`);
+});
+
+t.test('a URL still inside its interval is not forgotten, so a full table never lets a message out early', async (t) => {
+  const instant: PostJson = async () => ({ statusCode: 200, latencyMs: 0 });
+  const url = 'https://hooks.example.test/remembered';
+  const channel = new ChatChannel({ url, channel: '#a', username: 'gw', timeoutMs: 100, post: instant, minIntervalMs: 300 });
+  await channel.send(down);
+  for (let i = 0; i < 300; i++) {
+    await new ChatChannel({ url: `https://hooks.example.test/churn/${i}`, channel: '#a', username: 'gw', timeoutMs: 100, post: instant, minIntervalMs: 0 }).send(down);
+  }
+  const started = Date.now();
+  await channel.send(down);
+  t.ok(Date.now() - started >= 100, 'the second send still waited for its slot');
 });
