@@ -17,6 +17,11 @@ function budgetName(data: Data): string {
   return isKey(data) ? `${name} of key ${text(data.key_id)}` : name;
 }
 
+/** For sentences: "the gateway's daily budget" or "the daily budget of key k_1". */
+function theBudget(data: Data): string {
+  return isKey(data) ? `the ${budgetName(data)}` : `the gateway's ${budgetName(data)}`;
+}
+
 function budgetFacts(data: Data): Array<[string, string]> {
   return [
     ['Budget', isKey(data) ? `key ${text(data.key_id)}` : "gateway's (all keys)"],
@@ -39,7 +44,7 @@ function thresholdReached({ data }: EventMessage): EventDescription {
   return {
     title: `${capitalize(budgetName(data))} at ${percent(data.threshold)}: ${usd(data.spent_usd)} of ${usd(data.limit_usd)} spent`,
     summary:
-      `The ${budgetName(data)} for ${periodLabel(data.period, data.period_key)} has used ${percent(data.used_ratio)} of its limit, ` +
+      `${capitalize(theBudget(data))} for ${periodLabel(data.period, data.period_key)} has used ${percent(data.used_ratio)} of its limit, ` +
       `reaching the ${percent(data.threshold)} alert threshold${paused ? ', which pauses spending' : ''}.`,
     facts: [
       ...budgetFacts(data),
@@ -59,8 +64,8 @@ function thresholdResolved({ data }: EventMessage): EventDescription {
   return {
     title: `${capitalize(budgetName(data))} alert at ${percent(data.threshold)} resolved: ${byAdmin ? 'an admin resumed spending' : 'the period reset'}`,
     summary: byAdmin
-      ? `An admin resumed spending on the ${budgetName(data)}, so the ${percent(data.threshold)} alert no longer applies.`
-      : `A new period began for the ${budgetName(data)}, so the ${percent(data.threshold)} alert from ${periodLabel(data.period, data.period_key)} no longer applies.`,
+      ? `An admin resumed spending on ${theBudget(data)}, so the ${percent(data.threshold)} alert no longer applies.`
+      : `A new period began for ${theBudget(data)}, so the ${percent(data.threshold)} alert from ${periodLabel(data.period, data.period_key)} no longer applies.`,
     facts: [...budgetFacts(data), ['Threshold', percent(data.threshold)], ['Action', text(data.action)], ['Reason', text(data.reason)]],
     next: byAdmin
       ? 'Requests are served again; the alert fires again if spending reaches the threshold.'
@@ -71,7 +76,7 @@ function thresholdResolved({ data }: EventMessage): EventDescription {
 function exceeded({ data }: EventMessage): EventDescription {
   return {
     title: `${capitalize(budgetName(data))} exceeded: ${usd(data.spent_usd)} of ${usd(data.limit_usd)} spent`,
-    summary: `The ${budgetName(data)} for ${periodLabel(data.period, data.period_key)} is spent: ${usd(data.spent_usd)} against a limit of ${usd(data.limit_usd)}.`,
+    summary: `${capitalize(theBudget(data))} for ${periodLabel(data.period, data.period_key)} is spent: ${usd(data.spent_usd)} against a limit of ${usd(data.limit_usd)}.`,
     facts: [...budgetFacts(data), ['Spent', usd(data.spent_usd)], ['Limit', usd(data.limit_usd)], ['Resets at', instant(data.resets_at)]],
     next: `${refused(data)} until the budget resets at ${instant(data.resets_at)}.`,
   };
