@@ -105,6 +105,8 @@ type EventSettings = SettingsOf<typeof settings>;
 /** Extra headers may not replace what the signature or the body depends on. */
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'transfer-encoding', 'connection']);
 const SWEEP_MS = 3_600_000;
+/** A bare address: no display name, nothing that could end a header or add a recipient. */
+const MAILBOX = /^[^\s@<>,;:"()\[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}$/;
 
 /** The setting's schema holds every value to a string. */
 const alertHeaders = (s: EventSettings) => (s.MODELGATE_WEBHOOK_ALERT_HEADERS ?? {}) as Record<string, string>;
@@ -118,6 +120,9 @@ function problems(s: EventSettings): string[] {
     if (!s.MODELGATE_EMAIL_SENDER) out.push('MODELGATE_EMAIL_SENDER: required when MODELGATE_EMAIL_ALERTS_ENABLED');
     if (s.MODELGATE_EMAIL_RECIPIENTS.length === 0) out.push('MODELGATE_EMAIL_RECIPIENTS: at least one recipient when MODELGATE_EMAIL_ALERTS_ENABLED');
     if (s.MODELGATE_SMTP_PASSWORD && !s.MODELGATE_SMTP_USERNAME) out.push('MODELGATE_SMTP_USERNAME: required with MODELGATE_SMTP_PASSWORD');
+    for (const address of [s.MODELGATE_EMAIL_SENDER ?? '', ...s.MODELGATE_EMAIL_RECIPIENTS]) {
+      if (address && !MAILBOX.test(address)) out.push(`MODELGATE_EMAIL_SENDER/RECIPIENTS: "${address.slice(0, 80)}" is not an e-mail address`);
+    }
   }
   if (s.MODELGATE_CHAT_ALERTS_ENABLED && !s.MODELGATE_CHAT_WEBHOOK_URL) out.push('MODELGATE_CHAT_WEBHOOK_URL: required when MODELGATE_CHAT_ALERTS_ENABLED');
   if (s.MODELGATE_WEBHOOK_ALERTS_ENABLED && !s.MODELGATE_WEBHOOK_ALERT_URL) out.push('MODELGATE_WEBHOOK_ALERT_URL: required when MODELGATE_WEBHOOK_ALERTS_ENABLED');
@@ -181,7 +186,7 @@ export const events: PluginModule<typeof settings> = {
         password: s.MODELGATE_SMTP_PASSWORD,
         requireTls: s.MODELGATE_SMTP_REQUIRE_TLS,
         sender: s.MODELGATE_EMAIL_SENDER!,
-        recipients: s.MODELGATE_EMAIL_RECIPIENTS,
+        recipients: [...s.MODELGATE_EMAIL_RECIPIENTS],
         timeoutMs,
       });
       senders.email = (message, delivery) => email!.send(message, delivery.event_id);

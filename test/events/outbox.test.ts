@@ -1,0 +1,177 @@
+// The outbox and its dispatcher on both engines: deliveries claimed by several dispatchers at once
+// are each made by one; a failed delivery is retried with the same event id after a backoff that
+// doubles (a longer Retry-After wins) and is given up after the retries; alerts retry for a day; a
+// 410 disables the endpoint and skips its pending deliveries; a claim whose replica died lapses
+// and another delivers; replay makes a new delivery of the same event; the sweeper removes old
+// finished deliveries. The shared alert state fires once among concurrent callers.
+import t from 'tap';
+import { pino } from 'pino';
+import { ENGINES, openTestStore } from '../helpers/database.js';
+import { Outbox, type Delivery, type NewDelivery } from '../../plugins/events/outbox.js';
+import { Endpoints } from '../../plugins/events/endpoints.js';
+import { Dispatcher, SkipDelivery, type Sender } from '../../plugins/events/dispatcher.js';
+import { afterFailure, ALERT_RETRY_HORIZON_MS } from '../../plugins/events/retry-policy.js';
+import { DeliveryError, type Channel } from '../../plugins/events/types.js';
+import { AlertStates } from '../../core/alert-states.js';
+import { waitFor } from '../helpers/receivers.js';
+
+const silent = pino({ level: 'silent' });
+
+function delivery(n: number, channel: Channel = 'webhook', endpointId: string | null = 'wh_a'): NewDelivery {
+  return { eventId: `msg_${n}`, eventType: 'key.created', channel, endpointId, payload: JSON.stringify({ type: 'key.created', timestamp: new Date().toISOString(), data: { n } }), createdAt: Date.now() };
+}
+
+function dispatcher(outbox: Outbox, senders: Partial<Record<Channel, Sender>>, options: { holder?: string; retries?: number; delayMs?: number; gone?: (id: string) => Promise<void> } = {}): Dispatcher {
+  return new Dispatcher({
+    outbox,
+    senders,
+    policy: { retries: options.retries ?? 3, delayMs: options.delayMs ?? 20 },
+    logger: silent,
+    timeoutMs: 1000,
+    gone: options.gone ?? (async () => undefined),
+    pollMs: 20,
+    holder: options.holder,
+  });
+}
+
+t.test('the retry policy', async (t) => {
+  const base = { attempts: 0, created_at: 0, channel: 'webhook' } as Delivery;
+  const error = new DeliveryError('HTTP 503');
+  t.same(afterFailure(base, error, { retries: 3, delayMs: 1000 }, 0), { retryAt: 1000 }, 'first retry after the delay');
+  t.same(afterFailure({ ...base, attempts: 2 }, error, { retries: 3, delayMs: 1000 }, 0), { retryAt: 4000 }, 'doubling');
+  t.same(afterFailure({ ...base, attempts: 3 }, error, { retries: 3, delayMs: 1000 }, 0), { giveUp: true }, 'given up after the retries');
+  t.same(afterFailure(base, new DeliveryError('HTTP 429', { retryAfterMs: 30_000 }), { retries: 3, delayMs: 1000 }, 0), { retryAt: 30_000 }, 'a longer Retry-After wins');
+  t.same(afterFailure(base, new DeliveryError('HTTP 410', { gone: true }), { retries: 3, delayMs: 1000 }, 0), { giveUp: true }, 'gone is final');
+  const alert = { ...base, channel: 'email' } as Delivery;
+  t.same(afterFailure({ ...alert, attempts: 30 }, error, { retries: 3, delayMs: 1000 }, 1000), { retryAt: 301_000 }, 'alerts outlast the retries, backoff capped at five minutes');
+  t.same(afterFailure({ ...alert, attempts: 30 }, error, { retries: 3, delayMs: 1000 }, ALERT_RETRY_HORIZON_MS), { giveUp: true }, 'for a day');
+});
+
+for (const engine of ENGINES) {
+  t.test(`${engine}: concurrent dispatchers make each delivery once`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add(Array.from({ length: 60 }, (_, i) => delivery(i)));
+    const made: string[] = [];
+    const sender: Sender = async (message) => {
+      made.push(String(message.data.n));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      return { statusCode: 200, latencyMs: 2 };
+    };
+    const dispatchers = ['a', 'b', 'c'].map((holder) => dispatcher(outbox, { webhook: sender }, { holder }));
+    dispatchers.forEach((d) => d.start());
+    t.ok(await waitFor(() => made.length >= 60, 15_000), 'all made');
+    await Promise.all(dispatchers.map((d) => d.close()));
+    t.equal(made.length, 60, 'none twice');
+    t.equal(new Set(made).size, 60);
+    t.equal(await outbox.pending(), 0);
+    if (engine === 'postgres') t.ok(dispatchers.filter((d) => d.counts.delivered > 0).length >= 2, 'the work was shared');
+  });
+
+  t.test(`${engine}: a failed delivery is retried with the same event id, then given up; replay sends it again`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add([delivery(1)]);
+    const ids: string[] = [];
+    const times: number[] = [];
+    let answer = 503;
+    const sender: Sender = async (_message, row) => {
+      ids.push(row.event_id);
+      times.push(Date.now());
+      if (answer !== 200) throw new DeliveryError(`HTTP ${answer}`, { statusCode: answer, latencyMs: 1 });
+      return { statusCode: 200, latencyMs: 1 };
+    };
+    const d = dispatcher(outbox, { webhook: sender }, { retries: 2, delayMs: 100 });
+    d.start();
+    t.ok(await waitFor(() => d.counts.failed === 1, 5000), 'given up');
+    t.equal(ids.length, 3, 'first attempt and two retries');
+    t.same(new Set(ids), new Set(['msg_1']), 'the same event id each time');
+    t.ok(times[2]! - times[1]! >= 180, `backoff doubles (${times[1]! - times[0]!} ms, then ${times[2]! - times[1]!} ms)`);
+    const [failed] = await outbox.list('wh_a', 10);
+    t.equal(failed!.status, 'failed');
+    t.equal(failed!.attempts, 3);
+    t.equal(failed!.last_status_code, 503);
+    const log = (await outbox.attempts([failed!.id])).get(failed!.id)!;
+    t.same(
+      log.map((a) => [a.ok, a.statusCode]),
+      [
+        [false, 503],
+        [false, 503],
+        [false, 503],
+      ],
+    );
+
+    answer = 200;
+    const replay = await outbox.replay(failed!);
+    d.wake();
+    t.ok(await waitFor(() => d.counts.delivered === 1, 5000), 'the replay is delivered');
+    t.equal(ids.at(-1), 'msg_1', 'with the same event id');
+    const replayed = await outbox.get(replay.id);
+    t.equal(replayed!.status, 'delivered');
+    t.equal(replayed!.replay_of, failed!.id);
+    await d.close();
+  });
+
+  t.test(`${engine}: a 410 disables the endpoint and skips its pending deliveries; a deleted endpoint's delivery is skipped`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    const endpoints = new Endpoints(store);
+    const gone = await endpoints.create({ url: 'http://receiver.test/a', description: null, eventTypes: ['*'], enabled: true });
+    await outbox.add([delivery(1, 'webhook', gone.id)]);
+    const sender: Sender = async (_message, row) => {
+      const endpoint = await endpoints.get(row.endpoint_id!);
+      if (!endpoint?.enabled) throw new SkipDelivery('endpoint disabled');
+      throw new DeliveryError('HTTP 410', { statusCode: 410, gone: true });
+    };
+    const d = dispatcher(outbox, { webhook: sender }, { gone: (id) => endpoints.disable(id, 'gone') });
+    d.start();
+    t.ok(await waitFor(() => d.counts.failed === 1, 5000));
+    await outbox.add([delivery(2, 'webhook', gone.id)]);
+    d.wake();
+    t.ok(await waitFor(() => d.counts.skipped === 1, 5000), 'a later delivery is skipped');
+    await d.close();
+    const endpoint = await endpoints.get(gone.id);
+    t.equal(endpoint!.enabled, false);
+    t.equal(endpoint!.disabledReason, 'gone');
+    t.same(endpoints.takers('key.created'), [], 'no longer takes events');
+  });
+
+  t.test(`${engine}: a claim whose replica died lapses, and another replica delivers`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add([delivery(1)]);
+    const claimed = await outbox.claim('dead-replica', 10, 200);
+    t.equal(claimed.length, 1);
+    t.same(await outbox.claim('other', 10, 200), [], 'held while the claim lasts');
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const again = await outbox.claim('other', 10, 200);
+    t.equal(again[0]?.id, claimed[0]!.id, 'taken over once it lapsed');
+    await outbox.delivered(claimed[0]!, 'dead-replica', { statusCode: 200, latencyMs: 1 });
+    t.equal((await outbox.get(claimed[0]!.id))!.status, 'pending', 'a late word from the dead replica changes nothing');
+  });
+
+  t.test(`${engine}: the sweeper removes finished deliveries past retention and keeps pending ones`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add([{ ...delivery(1), createdAt: 1000 }, { ...delivery(2), createdAt: 1000 }]);
+    const [first] = await outbox.claim('me', 1, 1000, 2000);
+    await outbox.delivered(first!, 'me', { statusCode: 200, latencyMs: 1 });
+    t.equal(await outbox.sweep(Date.now()), 1, 'the delivered one');
+    t.equal(await outbox.pending(), 1, 'the pending one stays');
+  });
+
+  t.test(`${engine}: an alert fires once among concurrent callers, resolves once, and not again within the cool-down`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const states = [new AlertStates(store), new AlertStates(store), new AlertStates(store)];
+    const fired = await Promise.all(states.map((s) => s.fire('provider.down', 'openai', 60_000, 1_000_000)));
+    t.equal(fired.filter(Boolean).length, 1, 'one of three');
+    const resolved = await Promise.all(states.map((s) => s.resolve('provider.down', 'openai', 1_000_500)));
+    t.same(
+      resolved.filter((at) => at !== undefined),
+      [1_000_000],
+      'one resolution, saying when it fired',
+    );
+    t.equal(await states[0]!.fire('provider.down', 'openai', 60_000, 1_030_000), false, 'within the cool-down');
+    t.equal(await states[0]!.fire('provider.down', 'openai', 60_000, 1_061_000), true, 'after it');
+  });
+}
