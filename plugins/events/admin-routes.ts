@@ -104,7 +104,7 @@ function pageLimit(ctx: RequestContext): number {
   return limit;
 }
 
-/** A page in the list shape of every admin list; `hasMore`: one more row than the page was found. */
+/** A page in the list shape of every admin list; `hasMore`: a row past the page was found. */
 function page<T extends { id: string }>(data: T[], hasMore: boolean) {
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: hasMore };
 }
@@ -124,7 +124,8 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
   };
 
   const checkedUrl = async (url: string): Promise<string> => {
-    const problem = await deps.checkUrl(url, deps.allowPrivate);
+    // A check that fails (its DNS lookup, say) is the URL's problem, not the store's: no 503 for it.
+    const problem = await deps.checkUrl(url, deps.allowPrivate).catch(() => 'url could not be checked (its host did not resolve?): the gateway sends only to addresses it has checked');
     if (problem !== undefined) throw new GatewayError('bad_request', { param: 'url', message: problem });
     return url;
   };

@@ -48,6 +48,7 @@ interface Harness {
 /** checkUrl as the lead's SSRF guard answers: loopback and private hosts refused unless allowed. */
 async function checkUrl(url: string, allowPrivate: boolean): Promise<string | undefined> {
   const host = new URL(url).hostname;
+  if (host === 'unresolvable.example.com') throw new Error('getaddrinfo ENOTFOUND unresolvable.example.com');
   if (!allowPrivate && (host === 'localhost' || /^(127|10)\./.test(host))) return 'url points at a loopback or private address; set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true to allow it';
   return undefined;
 }
@@ -189,7 +190,8 @@ for (const engine of ENGINES) {
       for (const url of ['http://127.0.0.1:8080/hook', 'http://localhost/hook', 'http://10.0.0.7/hook']) {
         await refused(t, h, 'POST', '/v1/admin/webhooks', { url }, 400, 'invalid_request', 'url', /loopback or private address; set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true/);
       }
-      t.equal((await h.endpoints.all()).filter((e) => /127|localhost|10\.0/.test(e.url)).length, 0, 'none was registered');
+      await refused(t, h, 'POST', '/v1/admin/webhooks', { url: 'https://unresolvable.example.com/hook' }, 400, 'invalid_request', 'url', /url could not be checked/);
+      t.equal((await h.endpoints.all()).filter((e) => /127|localhost|10\.0|unresolvable/.test(e.url)).length, 0, 'none was registered');
     });
 
     t.test('the list pages in registration order with limit and after', async (t) => {
