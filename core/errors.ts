@@ -23,6 +23,8 @@ export const ERROR_KINDS = {
   model_unavailable: { status: 404, type: 'invalid_request_error', code: 'model_unavailable', message: 'Model unavailable' },
   provider_not_found: { status: 404, type: 'invalid_request_error', code: 'provider_not_found', message: 'Provider not found' },
   key_not_found: { status: 404, type: 'invalid_request_error', code: 'key_not_found', message: 'No API key has this id' },
+  webhook_not_found: { status: 404, type: 'invalid_request_error', code: 'webhook_not_found', message: 'No webhook endpoint has this id' },
+  delivery_not_found: { status: 404, type: 'invalid_request_error', code: 'delivery_not_found', message: 'This webhook endpoint has no delivery with this id' },
   record_not_found: { status: 404, type: 'invalid_request_error', code: 'record_not_found', message: 'No request record has this id' },
   response_not_found: { status: 404, type: 'invalid_request_error', code: 'response_not_found', message: 'Response not found' },
   route_not_found: { status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown endpoint' },

@@ -10,6 +10,7 @@ import { gatewaySchemas } from './schemas/gateway.js';
 import { usageSchemas } from './schemas/usage.js';
 import { analyticsSchemas } from './schemas/analytics.js';
 import { keySchemas } from './schemas/keys.js';
+import { webhookSchemas } from './schemas/webhooks.js';
 import { responsesSchemas } from './schemas/responses.js';
 import { embeddingsSchemas } from './schemas/embeddings.js';
 import { chatPaths } from './paths/chat.js';
@@ -21,6 +22,7 @@ import { usagePaths } from './paths/usage.js';
 import { analyticsPaths } from './paths/analytics.js';
 import { gatewayPaths } from './paths/gateway.js';
 import { keyPaths } from './paths/keys.js';
+import { webhookPaths } from './paths/webhooks.js';
 import { recordPaths } from './paths/records.js';
 import { recordSchemas } from './schemas/records.js';
 import type { Method, OpenApiDocument, PathItem } from './types.js';
@@ -69,6 +71,7 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Usage', description: 'Spend and budgets.' },
       { name: 'Analytics', description: 'Usage, cost, error and performance reports from the rollups.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
+      { name: 'Webhooks', description: 'Outbound webhook endpoints and their deliveries: the admin API (admin keys only).' },
       { name: 'Request records', description: 'Stored request records (MODELGATE_REQUEST_RECORDS): the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
     ],
@@ -76,13 +79,13 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       ...chatPaths(options.overrides),
       ...responsesPaths(options.overrides),
       ...embeddingsPaths(options.overrides),
-      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...recordPaths, ...gatewayPaths },
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...webhookPaths, ...recordPaths, ...gatewayPaths },
     components: {
       schemas: {
         ...chatSchemas(options.overrides),
         ...responsesSchemas(options.overrides),
         ...embeddingsSchemas(options.overrides),
-        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...recordSchemas },
+        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...webhookSchemas, ...recordSchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

@@ -11,6 +11,9 @@ import type { AttemptResult, Channel } from './types.js';
 
 export type Delivery = EventOutboxTable;
 
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed', 'skipped'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
 export interface NewDelivery {
   eventId: string;
   eventType: string;
@@ -136,9 +139,10 @@ export class Outbox {
     return row && numbers(row);
   }
 
-  /** An endpoint's deliveries, newest first, `after` a delivery id (the cursor). */
-  async list(endpointId: string, limit: number, after?: Delivery): Promise<Delivery[]> {
+  /** An endpoint's deliveries, newest first, `after` a delivery id (the cursor), only those in `status` when given. */
+  async list(endpointId: string, limit: number, after?: Delivery, status?: DeliveryStatus): Promise<Delivery[]> {
     let query = this.store.db.selectFrom('event_outbox').selectAll().where('endpoint_id', '=', endpointId);
+    if (status) query = query.where('status', '=', status);
     if (after) {
       query = query.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
     }
