@@ -20,6 +20,7 @@ const SEE_ALSO: Record<string, string> = {
   'Stored responses': 'api.md',
   'Request records and data protection': 'security.md#request-records',
   metrics: 'operations.md#metrics',
+  events: 'events.md#delivery',
   'ip-filter': 'security.md#ip-filter-and-trusted-proxies',
   keys: 'security.md#keys-of-the-admin-api',
   auth: 'security.md#api-keys',

@@ -102,7 +102,8 @@ export class Endpoints {
     if (change.eventTypes !== undefined) set.event_types = JSON.stringify(change.eventTypes);
     if (change.enabled !== undefined) {
       set.enabled = change.enabled ? 1 : 0;
-      set.disabled_reason = null;
+      // `admin`: an admin's word, which the next boot keeps for the settings endpoint too.
+      set.disabled_reason = change.enabled ? null : 'admin';
     }
     const result = await this.store.db.updateTable('webhook_endpoints').set(set).where('id', '=', id).executeTakeFirst();
     await this.refresh();

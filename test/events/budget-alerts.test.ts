@@ -10,7 +10,7 @@ import { startGateway, call, PROTOCOL_ONLY, type TestGateway } from '../helpers/
 import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 import type { FakeProvider } from '../helpers/fake-provider.js';
 import { testPrefix, redisEnv, flushPrefix } from '../helpers/redis.js';
-import { postgresEnv } from '../helpers/database.js';
+import { postgresEnv, testSchema } from '../helpers/database.js';
 import { chatRequest, estimateOf, FIXTURE_COST, testCatalog } from '../helpers/money.js';
 import { startReceiver, startSmtp, waitFor, type HttpReceiver, type SmtpReceiver } from '../helpers/receivers.js';
 
@@ -69,7 +69,7 @@ function replicaEnv(): Record<string, string> {
     MODELGATE_WEBHOOK_ALERT_HEADERS: '{"Authorization":"Bearer alert-token"}',
   };
 }
-const schema = `events_${randomBytes(4).toString('hex')}`;
+const schema = testSchema();
 
 t.test('three replicas crossing 50/80/100% together send one e-mail, one chat message and one signed webhook per threshold', async (t) => {
   const replicas: TestGateway[] = [];
@@ -80,7 +80,7 @@ t.test('three replicas crossing 50/80/100% together send one e-mail, one chat me
   // Each request is billed FIXTURE_COST, a tenth of the day's limit, and reserves less than that.
   const request = chatRequest(8);
   t.ok(estimateOf(request) < FIXTURE_COST, 'ten requests fit the limit exactly');
-  const send = (i: number) => call(replicas[i % 3]!.url, '/v1/chat/completions', { body: JSON.stringify(request) });
+  const send = (i: number) => call(replicas[i % 3]!.url, '/chat/completions', { body: JSON.stringify(request) });
   let sent = 0;
   for (const batch of [5, 3, 2]) {
     const answers = await Promise.all(Array.from({ length: batch }, () => send(sent++)));
