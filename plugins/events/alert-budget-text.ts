@@ -1,8 +1,7 @@
 // Human wording of the budget events. A reader of a budget alert needs three answers: whose budget
 // (the gateway's, which refuses everyone, or one key's), how far it is spent, and whether requests
 // are being refused now and until when — so `next` is inferred from the action and the threshold.
-import type { EventMessage } from './types.js';
-import type { EventDescription } from './alert-text.js';
+import type { EventDescription, EventMessage } from './types.js';
 import { capitalize, instant, percent, periodAdjective, periodLabel, text, usd } from './alert-format.js';
 
 type Data = Record<string, unknown>;

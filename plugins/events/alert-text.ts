@@ -1,22 +1,14 @@
 // What an alert says, in words an operator reads on a phone: a title, one sentence, the facts as
 // label/value pairs and what happens next. Email and chat render the same description, so both
 // channels always agree; an event type this file does not know still gets its data listed.
-import type { EventMessage } from './types.js';
+import type { EventDescription, EventMessage } from './types.js';
 import { budgetDescriptions } from './alert-budget-text.js';
 import { duration, elapsed, instant, lastWindow, MISSING, num, percent, text } from './alert-format.js';
 
-export interface EventDescription {
-  title: string;
-  summary: string;
-  facts: Array<[label: string, value: string]>;
-  next: string;
-}
+export type { EventDescription } from './types.js';
 
 type Describe = (message: EventMessage) => EventDescription;
 
-function providerModel(data: Record<string, unknown>): string {
-  return `${text(data.provider)} ${text(data.model)}`;
-}
 
 function recovery(ms: unknown): string {
   const value = num(ms);
@@ -60,16 +52,16 @@ const EXPERIMENT_ENDINGS: Record<string, string> = { duration: 'its planned dura
 const descriptions: Record<string, Describe> = {
   ...budgetDescriptions,
   'provider.circuit_opened': ({ data }) => ({
-    title: `Circuit opened for ${providerModel(data)}`,
-    summary: `Requests to model ${text(data.model)} on provider ${text(data.provider)} failed repeatedly, so the gateway stopped sending to it.`,
-    facts: [['Provider', text(data.provider)], ['Model', text(data.model)], ['Retry after', recovery(data.recovery_ms)]],
+    title: `Circuit opened for ${text(data.provider)}`,
+    summary: `Requests to provider ${text(data.provider)} failed repeatedly, so the gateway stopped sending to it.`,
+    facts: [['Provider', text(data.provider)], ['Retry after', recovery(data.recovery_ms)]],
     next: `Requests go to fallback models where configured; one trial request is let through after ${recovery(data.recovery_ms)}.`,
   }),
   'provider.circuit_closed': ({ data }) => ({
-    title: `Circuit closed for ${providerModel(data)}`,
-    summary: `Model ${text(data.model)} on provider ${text(data.provider)} answers again.`,
-    facts: [['Provider', text(data.provider)], ['Model', text(data.model)]],
-    next: 'Requests go to this model again; nothing to do.',
+    title: `Circuit closed for ${text(data.provider)}`,
+    summary: `Provider ${text(data.provider)} answers again.`,
+    facts: [['Provider', text(data.provider)]],
+    next: 'Requests go to this provider again; nothing to do.',
   }),
   'provider.down': ({ data }) => ({
     title: `Provider ${text(data.provider)} is down`,

@@ -10,6 +10,14 @@ export interface EventMessage {
   data: Record<string, unknown>;
 }
 
+/** An event in words, for people (alert-text.ts): e-mail and chat render it. */
+export interface EventDescription {
+  title: string;
+  summary: string;
+  facts: Array<[label: string, value: string]>;
+  next: string;
+}
+
 /** Where one delivery goes: a registered webhook endpoint, or one of the three alert channels. */
 export type Channel = 'webhook' | 'email' | 'chat' | 'alert_webhook';
 
