@@ -40,9 +40,17 @@ export interface Notification {
   at?: Date;
 }
 
+/** One delivery attempt of an event ended (plugins/events/dispatcher.ts), for the metrics. */
+export interface DeliveryEvent {
+  /** webhook | email | chat | alert_webhook */
+  channel: string;
+  outcome: 'delivered' | 'retried' | 'failed' | 'skipped';
+}
+
 export interface GatewayEvents {
   alert: [AlertEvent];
   notify: [Notification];
+  delivery: [DeliveryEvent];
   budget: [BudgetEvent];
   fallback: [FallbackEvent];
 }

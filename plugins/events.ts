@@ -211,6 +211,7 @@ export const events: PluginModule<typeof settings> = {
       logger,
       timeoutMs,
       gone: (id) => endpoints.disable(id, 'gone'),
+      ended: (channel, outcome) => deps.events.emit('delivery', { channel, outcome }),
     });
     const fanOut = new FanOut({
       outbox,

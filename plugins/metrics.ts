@@ -5,7 +5,7 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { baseHeaders } from '../core/respond.js';
 import type { RequestContext } from '../core/context.js';
-import type { BudgetEvent, AlertEvent, FallbackEvent } from '../core/events.js';
+import type { BudgetEvent, AlertEvent, DeliveryEvent, FallbackEvent } from '../core/events.js';
 import type { PluginDeps, PluginModule } from '../core/pipeline.js';
 import { workerMetrics } from '../core/worker-metrics.js';
 import { bearerToken, secretMatcher } from './auth.js';
@@ -77,6 +77,9 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
     deps.events.on('budget', onBudget);
     deps.events.on('alert', onAlert);
     deps.events.on('fallback', onFallback);
+    // Channels and outcomes are the dispatcher's own fixed sets.
+    const onDelivery = (event: DeliveryEvent) => f.deliveries.labels(event.channel, event.outcome).inc();
+    deps.events.on('delivery', onDelivery);
 
     let refreshing = false;
     const refresh = () => {
@@ -191,6 +194,7 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         clearInterval(timer);
         deps.events.off('budget', onBudget);
         deps.events.off('alert', onAlert);
+        deps.events.off('delivery', onDelivery);
         deps.events.off('fallback', onFallback);
       },
     };

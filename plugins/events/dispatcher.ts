@@ -20,6 +20,8 @@ export interface DispatcherOptions {
   timeoutMs: number;
   /** An endpoint said it is gone (410): disable it. */
   gone(endpointId: string): Promise<void>;
+  /** How each attempt ended (the metrics count them). */
+  ended?(channel: string, outcome: 'delivered' | 'retried' | 'failed' | 'skipped'): void;
   pollMs?: number;
   batch?: number;
   holder?: string;
@@ -37,6 +39,11 @@ export class Dispatcher {
   private readonly batch: number;
   /** Deliveries made by this replica, by outcome: for the metrics and the tests. */
   readonly counts = { delivered: 0, retried: 0, failed: 0, skipped: 0 };
+
+  private count(delivery: Delivery, outcome: keyof Dispatcher['counts']): void {
+    this.counts[outcome]++;
+    this.options.ended?.(delivery.channel, outcome);
+  }
 
   constructor(private readonly options: DispatcherOptions) {
     this.holder = options.holder ?? HOLDER;
@@ -106,7 +113,7 @@ export class Dispatcher {
     try {
       if (!sender) {
         await outbox.skip(delivery, this.holder, `the ${delivery.channel} channel is not enabled`);
-        this.counts.skipped++;
+        this.count(delivery, 'skipped');
         return;
       }
       const started = performance.now();
@@ -116,7 +123,7 @@ export class Dispatcher {
       } catch (thrown) {
         if (thrown instanceof SkipDelivery) {
           await outbox.skip(delivery, this.holder, thrown.message);
-          this.counts.skipped++;
+          this.count(delivery, 'skipped');
           return;
         }
         const error = thrown instanceof DeliveryError ? thrown : new DeliveryError(`delivery failed: ${(thrown as Error).name}`, { latencyMs: performance.now() - started });
@@ -128,16 +135,16 @@ export class Dispatcher {
           logger.warn(context, 'events: webhook endpoint answered 410 Gone; disabled');
         }
         if ('giveUp' in outcome) {
-          this.counts.failed++;
+          this.count(delivery, 'failed');
           logger.error({ ...context, attempts: delivery.attempts + 1, status: error.statusCode, err: error.message }, 'events: delivery failed; given up (an admin may replay it)');
         } else {
-          this.counts.retried++;
+          this.count(delivery, 'retried');
           logger.warn({ ...context, attempts: delivery.attempts + 1, status: error.statusCode, err: error.message, retryAt: new Date(outcome.retryAt).toISOString() }, 'events: delivery failed; retried later');
         }
         return;
       }
       await outbox.delivered(delivery, this.holder, result);
-      this.counts.delivered++;
+      this.count(delivery, 'delivered');
     } catch (error) {
       // The outcome could not be written: the claim lapses and the delivery is made again (at least once).
       logger.warn({ ...context, err: (error as Error).message }, 'events: cannot record a delivery; it is made again when its claim lapses');

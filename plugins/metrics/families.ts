@@ -114,6 +114,12 @@ export function createFamilies(sources: Sources) {
     budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, aggregator: 'max', registers }),
     budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, aggregator: 'max', registers }),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
+    deliveries: new Counter({
+      name: `${PREFIX}event_deliveries_total`,
+      help: 'Event delivery attempts, by channel (webhook, email, chat, alert_webhook) and outcome (delivered, retried, failed, skipped).',
+      labelNames: ['channel', 'outcome'] as const,
+      registers,
+    }),
     storeFallbacks: new Counter({
       name: `${PREFIX}store_fallbacks_total`,
       help: 'Requests a Redis-backed part answered without Redis (rate-limit: from local limits; cost-guard: refused) because Redis failed or was too slow.',

@@ -54,6 +54,9 @@ t.test('a receiver down for a while gets the event when it is back, with the sam
   );
   t.same(delivery.attempt_log.at(-1).status_code, 200);
   t.notOk(gateway.logs.some((line) => JSON.stringify(line).includes(receiver.url)), 'the URL is never logged');
+  const metrics = await fetch(gateway.url.replace(/\/v1$/, '/metrics')).then((answer) => answer.text());
+  t.match(metrics, /modelgate_event_deliveries_total\{channel="webhook",outcome="retried"\} [3-9]/, 'retries counted');
+  t.match(metrics, /modelgate_event_deliveries_total\{channel="webhook",outcome="delivered"\} 1/, 'the delivery counted');
 });
 
 t.test('events left in the outbox when a gateway stops are delivered by the next start', async (t) => {
