@@ -96,6 +96,8 @@ interface Held {
   failuresFrom: number;
   /** The key whose budgets it is held on (its spend is counted per key). */
   keyId: string;
+  /** The key's own budgets, nano-dollars per period it limits: its alert rules are evaluated against them. */
+  keyLimits?: Partial<Amounts>;
 }
 
 function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number, key: KeyBudget | undefined): GatewayError {
@@ -151,7 +153,7 @@ export const costGuard: PluginModule<typeof settings> = {
     // The error messages the analytics keep: the process's one Anonymizer (MODELGATE_ANONYMIZATION_*).
     const anonymizer = deps.anonymizer;
     const hourlyRetentionDays = typeof values.MODELGATE_METRICS_HOURLY_RETENTION === 'number' ? values.MODELGATE_METRICS_HOURLY_RETENTION : 30;
-    const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger) : undefined;
+    const alerts = s.MODELGATE_ALERTS_ENABLED ? new Alerts(parseRules(s.MODELGATE_ALERT_RULES), budget, events, logger, records) : undefined;
     // Resolutions and budget.exceeded are sent whether or not rules are evaluated: they are facts, not rules.
     const resolution = new AlertResolution(store, events, logger);
     resolution.start();
@@ -204,7 +206,7 @@ export const costGuard: PluginModule<typeof settings> = {
         });
       }
       const id = await hold(ctx, toNano(usd));
-      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0, keyId: ctx.principal!.keyId };
+      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0, keyId: ctx.principal!.keyId, keyLimits: keyBudget(ctx.principal)?.limits };
     }
 
     /** Reserves `amount` against every budget, or refuses; returns the reservation's id. */
@@ -256,6 +258,7 @@ export const costGuard: PluginModule<typeof settings> = {
       await released;
       announce(spent);
       await alerts?.evaluate(periods, spent, limits);
+      if (spent.key && held.keyLimits) await alerts?.evaluateKey(held.keyId, periods, spent.key, held.keyLimits);
     }
 
     /**

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { EventBus } from '../../core/events.js';
 import { PERIODS, type Period } from './periods.js';
 import type { Amounts, BudgetStore, PauseState, Periods } from './budget-store.js';
+import type { BudgetRecords } from './budget-records.js';
 import { toUsd } from './pricing.js';
 
 export const ACTIONS = ['email', 'chat', 'webhook', 'pause'] as const;
@@ -28,16 +29,66 @@ export function parseRules(entries: readonly string[]): AlertRule[] {
     .sort((a, b) => a.threshold - b.threshold);
 }
 
+/** Key rules remembered as fired (keys × periods × rules); past it the memory starts over (the database still knows). */
+const MAX_KEY_FIRED = 10_000;
+
 export class Alerts {
   /** Rules known to have fired this period, so the store is asked once per rule, not per request. */
   private readonly fired = new Set<string>();
+  private readonly keyFired = new Set<string>();
 
   constructor(
     private readonly rules: readonly AlertRule[],
     private readonly store: BudgetStore,
     private readonly events: EventBus,
     private readonly logger: Logger,
+    private readonly records?: BudgetRecords,
   ) {}
+
+  /**
+   * A key's own budgets: its rules fire once per key, period and rule (marked in the database, shared
+   * by replicas) as budget.threshold_reached with scope `key`. Pause rules do not apply to keys — a
+   * key's budget is a hard cap, refused at its limit (budget.exceeded).
+   */
+  async evaluateKey(keyId: string, periods: Periods, spent: Amounts, limits: Partial<Amounts>): Promise<void> {
+    if (!this.records) return;
+    for (const name of PERIODS) {
+      const limit = limits[name];
+      if (limit === undefined || limit <= 0) continue;
+      const ratio = spent[name] / limit;
+      const period = periods[name];
+      for (const rule of this.rules) {
+        if (rule.threshold > ratio) break;
+        if (rule.action === 'pause') continue;
+        const id = `${keyId}|${name}:${period.key}:${rule.id}`;
+        if (this.keyFired.has(id)) continue;
+        let first: boolean;
+        try {
+          first = await this.records.fire(`${name}:${period.key}`, rule.id, undefined, `key:${keyId}`);
+        } catch (error) {
+          this.logger.warn({ err: (error as Error).message, keyId, rule: rule.id }, 'budget alert: not recorded for the key, store failed; retried on the next settlement');
+          continue;
+        }
+        if (this.keyFired.size >= MAX_KEY_FIRED) this.keyFired.clear();
+        this.keyFired.add(id);
+        if (!first) continue;
+        const data = {
+          scope: 'key',
+          key_id: keyId,
+          period: name,
+          period_key: period.key,
+          threshold: rule.threshold,
+          action: rule.action,
+          spent_usd: toUsd(spent[name]),
+          limit_usd: toUsd(limit),
+          used_ratio: ratio,
+          resets_at: new Date(period.resetsAt).toISOString(),
+        };
+        this.logger.warn({ ...data, kind: 'budget.threshold' }, 'budget alert');
+        this.events.emit('notify', { type: 'budget.threshold_reached', data });
+      }
+    }
+  }
 
   /** Rules remembered as fired: for the test of the bound. */
   get remembered(): number {

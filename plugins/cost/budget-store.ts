@@ -8,6 +8,9 @@ import type { LedgerRow } from './ledger-row.js';
 export type Periods = Record<PeriodName, Period>;
 export type Amounts = Record<PeriodName, number>;
 
+/** The gateway's spend after a settlement and, when the store knows it, the key's own (for its alert rules). */
+export type Settled = Amounts & { key?: Amounts };
+
 export interface PauseState {
   period: PeriodName;
   /** The period it belongs to (`2025-01-31`…); it ends when that period does. */
@@ -49,7 +52,7 @@ export interface BudgetStore {
    * ledger. Returns the gateway's spend after. A store that keeps a settlement to retry it keeps its
    * rows with it: they reach the ledger once the cost is counted.
    */
-  settle(id: string, actual: number, periods: Periods, rows?: LedgerRow[], keyId?: string): Promise<Amounts>;
+  settle(id: string, actual: number, periods: Periods, rows?: LedgerRow[], keyId?: string): Promise<Settled>;
   snapshot(periods: Periods): Promise<BudgetSnapshot>;
   /**
    * Marks the rule (`0.8:chat`) fired for the period and, given `pause`, pauses spending — in one

@@ -3,7 +3,7 @@
 // rollups the first time a period is seen (so totals survive a restart); settled rows go to the
 // ledger writer. Fired alert rules and the pause live in the database (budget-records.ts).
 import { PERIODS, type Period } from './periods.js';
-import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult } from './budget-store.js';
+import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult, Settled } from './budget-store.js';
 import { MemoryKeyBudgets } from './memory-key-budgets.js';
 import type { LedgerRow } from './ledger-row.js';
 import type { LedgerWriter } from './ledger.js';
@@ -77,7 +77,7 @@ export class MemoryBudget implements BudgetStore {
     return { ok: true };
   }
 
-  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Amounts> {
+  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Settled> {
     // Loaded before the rows are queued: a period read from the ledger must not already hold them.
     // Should the database not answer, the rows are still queued and the reservation released.
     const failed = this.loaded(periods)
@@ -91,7 +91,7 @@ export class MemoryBudget implements BudgetStore {
       this.reservations.delete(id);
       this.reserved -= held;
     }
-    this.keys.settle(id, actual, periods, keyId);
+    const key = this.keys.settle(id, actual, periods, keyId);
     for (const row of rows) row.epoch = null;
     this.ledger.add(rows);
     // Counted in every period that is loaded, even if another could not be (it is read later, rows included).
@@ -104,7 +104,7 @@ export class MemoryBudget implements BudgetStore {
       this.spent.set(key, after[name]);
     }
     if (failed) throw failed;
-    return after;
+    return key ? { ...after, key } : after;
   }
 
   async snapshot(periods: Periods): Promise<BudgetSnapshot> {

@@ -5,7 +5,7 @@
 // that settles without being loaded is left to the ledger. At most MAX_KEYS keys are kept: past it,
 // keys with nothing in flight are dropped, least recently used first, and read again when needed.
 import { PERIODS, type Period } from './periods.js';
-import type { KeyBudget, Periods, ReserveResult } from './budget-store.js';
+import type { Amounts, KeyBudget, Periods, ReserveResult } from './budget-store.js';
 import type { LedgerWriter } from './ledger.js';
 import type { SpendHistory } from './spend-history.js';
 
@@ -95,7 +95,8 @@ export class MemoryKeyBudgets {
   }
 
   /** Releases `id`'s hold on its key, and counts `actual` to `keyId` if its spend is kept here. */
-  settle(id: string, actual: number, periods: Periods, keyId: string | undefined): void {
+  /** Returns the key's spend after, when every period of it is kept here. */
+  settle(id: string, actual: number, periods: Periods, keyId: string | undefined): Amounts | undefined {
     const held = this.reservations.get(id);
     if (held) {
       this.reservations.delete(id);
@@ -103,13 +104,19 @@ export class MemoryKeyBudgets {
       if (state) state.reserved -= held.amount;
     }
     const state = keyId === undefined ? undefined : this.keys.get(keyId);
-    if (!state || actual === 0) return;
+    if (!state) return undefined;
+    const after = {} as Amounts;
+    let known = true;
     for (const name of PERIODS) {
       const id = periodId(periods[name]);
       const spent = state.spent.get(id);
-      if (spent !== undefined) state.spent.set(id, spent + actual);
-      else if (state.loading) state.pending.set(id, (state.pending.get(id) ?? 0) + actual);
+      if (spent !== undefined) state.spent.set(id, (after[name] = spent + actual));
+      else {
+        known = false;
+        if (state.loading && actual !== 0) state.pending.set(id, (state.pending.get(id) ?? 0) + actual);
+      }
     }
+    return known ? after : undefined;
   }
 
   get size(): number {

@@ -14,7 +14,7 @@ export const KEEP_SPEND_S = 400 * 86_400;
 /** The connection with the scripts defined on it (redis-budget.ts and redis-recovery.ts define them). */
 export type Scripted = Redis & {
   modelgateBudgetReserve(...args: Array<string | number>): Promise<Array<number | string>>;
-  modelgateBudgetSettle(...args: Array<string | number>): Promise<[number, number, number, string, number]>;
+  modelgateBudgetSettle(...args: Array<string | number>): Promise<[number, number, number, string, number, number?, number?, number?]>;
   modelgateBudgetKeySeed(...args: Array<string | number>): Promise<number>;
   modelgateBudgetKeyLate(numberOfKeys: number, ...args: Array<string | number>): Promise<number>;
   modelgateBudgetState(...args: Array<string | number>): Promise<[number, number, number, number, string | null, string, number, number, number]>;
@@ -168,7 +168,7 @@ return {1, epoch}
 // KEYS: spent day/week/month, reservations, expiries, reserved total, settled marker of id, epoch,
 // epoch created, seeded, base day/week/month, then the key's (keyKeys). ARGV: id, actual, keep
 // seconds, marker ms, epoch candidate, key id ('' for none). → spend after, per period, the epoch it
-// counted in, and 1 if the key's counters counted it (they count only in the epoch they were seeded
+// counted in, 1 if the key's counters counted it, and then the key's spend after, per period (they count only in the epoch they were seeded
 // in; else the key's seed or the late check counts it). Idempotent per id: a copy that finds the
 // marker renews it and counts nothing; the marker, set last once all is counted, keeps whether the
 // key counted. Counts in an unseeded epoch too: the seed adds only what the ledger holds outside it.
@@ -194,7 +194,7 @@ after[4] = epoch
 after[5] = 0
 if ARGV[6] ~= '' and redis.call('GET', KEYS[19]) == epoch then
   for i = 1, 3 do
-    redis.call('INCRBY', KEYS[15 + i], actual)
+    after[5 + i] = redis.call('INCRBY', KEYS[15 + i], actual)
     redis.call('EXPIRE', KEYS[15 + i], ARGV[3])
   end
   after[5] = 1

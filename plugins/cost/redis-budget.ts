@@ -29,7 +29,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { PERIODS, type Period } from './periods.js';
-import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult } from './budget-store.js';
+import type { Amounts, BudgetSnapshot, BudgetStore, KeyBudget, PauseState, Periods, ReserveResult, Settled } from './budget-store.js';
 import type { LedgerRow } from './ledger-row.js';
 import * as scripts from './redis-budget-scripts.js';
 import { KEEP_SPEND_S, NO_KEY, RESERVATION_TTL_MS, baseKeys, keyKeys, keys, newEpoch, spentKeys, type Scripted } from './redis-budget-scripts.js';
@@ -146,7 +146,7 @@ export class RedisBudget implements BudgetStore {
     }
   }
 
-  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Amounts> {
+  async settle(id: string, actual: number, periods: Periods, rows: LedgerRow[] = [], keyId?: string): Promise<Settled> {
     if (!Number.isSafeInteger(actual) || actual < 0) throw new Error(`budget: cannot settle ${actual} nano-dollars`);
     this.recovery.forget(id);
     try {
@@ -168,7 +168,7 @@ export class RedisBudget implements BudgetStore {
   }
 
   /** Counts the settlement in Redis, then hands its rows, tagged with the epoch they counted in, to the ledger. */
-  private async send({ id, actual, periods, rows, keyId }: Unsettled): Promise<Amounts> {
+  private async send({ id, actual, periods, rows, keyId }: Unsettled): Promise<Settled> {
     const after = await this.redis.modelgateBudgetSettle(
       ...spentKeys(periods),
       keys.reservations,
@@ -193,7 +193,9 @@ export class RedisBudget implements BudgetStore {
     // Not counted by the key's counters: its seed, or the late check once the rows are written, counts them.
     if (keyId !== undefined && after[4] !== 1) this.recovery.keyUncounted(rows);
     this.deps.ledger.add(rows);
-    return { day: Number(after[0]), week: Number(after[1]), month: Number(after[2]) };
+    const settled: Settled = { day: Number(after[0]), week: Number(after[1]), month: Number(after[2]) };
+    if (after[4] === 1 && after[5] !== undefined) settled.key = { day: Number(after[5]), week: Number(after[6]), month: Number(after[7]) };
+    return settled;
   }
 
   /** Re-sends kept settlements, oldest first, one pass at a time. */

@@ -34,7 +34,7 @@ t.before(async () => {
   alertHook = await startReceiver(SECRET);
   endpoint = await startReceiver(SECRET);
 });
-t.after(async () => {
+t.teardown(async () => {
   await Promise.all([upstream.close(), smtp.close(), chat.close(), alertHook.close(), endpoint.close()]);
   await flushPrefix(prefix);
 });
