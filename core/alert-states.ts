@@ -53,4 +53,9 @@ export class AlertStates {
   async sweep(cutoff: number): Promise<void> {
     await this.store.db.deleteFrom('alert_states').where('state', '=', 'resolved').where('changed_at', '<', cutoff).execute();
   }
+
+  /** Forgets `kind`'s states fired before `cutoff`, firing or not (markers of things long past, such as an expiry). */
+  async forget(kind: string, cutoff: number): Promise<void> {
+    await this.store.db.deleteFrom('alert_states').where('kind', '=', kind).where('fired_at', '<', cutoff).execute();
+  }
 }

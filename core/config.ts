@@ -115,7 +115,8 @@ function preParse(spec: SettingSpec, value: string): { value?: unknown; error?: 
     try {
       return { value: JSON.parse(value) };
     } catch (error) {
-      return { error: `must be a JSON object (${(error as Error).message})` };
+      // The parser quotes the text around the fault: for a secret (headers with a token) that is the secret.
+      return { error: spec.secret ? 'must be a JSON object (it is not valid JSON)' : `must be a JSON object (${(error as Error).message})` };
     }
   }
   if (spec.type === 'boolean') {

@@ -17,11 +17,12 @@ import { FanOut, type AlertChannel } from './events/fan-out.js';
 import { TrafficAlerts } from './events/traffic-alerts.js';
 import { postJson, deliveryErrorFor } from './events/http-post.js';
 import { checkWebhookUrl } from './events/destination-guard.js';
-import { Signer } from './events/signing.js';
+import { keyBytes, Signer } from './events/signing.js';
 import { EmailChannel } from './events/email.js';
 import { ChatChannel } from './events/chat.js';
 import { webhookAdminRoutes } from './events/admin-routes.js';
 import type { Delivery } from './events/outbox.js';
+import { DeliveryError } from './events/types.js';
 
 const settings = defineSettings({
   MODELGATE_WEBHOOKS_ENABLED: {
@@ -105,6 +106,8 @@ type EventSettings = SettingsOf<typeof settings>;
 /** Extra headers may not replace what the signature or the body depends on. */
 const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'host', 'webhook-id', 'webhook-timestamp', 'webhook-signature', 'transfer-encoding', 'connection']);
 const SWEEP_MS = 3_600_000;
+/** HMAC keys shorter than this are refused: 128 bits. */
+const MIN_KEY_BYTES = 16;
 /** A bare address: no display name, nothing that could end a header or add a recipient. */
 const MAILBOX = /^[^\s@<>,;:"()\[\]\\]{1,64}@[A-Za-z0-9.-]{1,253}$/;
 
@@ -131,7 +134,24 @@ function problems(s: EventSettings): string[] {
     else if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/.test(name)) out.push(`MODELGATE_WEBHOOK_ALERT_HEADERS: "${name.slice(0, 40)}" is not a header name`);
   }
   for (const value of Object.values(alertHeaders(s))) {
-    if (/[\r\n\0]/.test(value)) out.push('MODELGATE_WEBHOOK_ALERT_HEADERS: a value holds a line break');
+    // What Node sends as a header value: tab, visible ASCII and Latin-1; anything else would fail every delivery.
+    if (!/^[\t\x20-\x7e\x80-\xff]*$/.test(value)) out.push('MODELGATE_WEBHOOK_ALERT_HEADERS: a value holds a character a header cannot (a line break, a control character or one beyond Latin-1)');
+  }
+  for (const [name, secret] of [['MODELGATE_WEBHOOK_SECRET', s.MODELGATE_WEBHOOK_SECRET], ...s.MODELGATE_WEBHOOK_PREVIOUS_SECRETS.map((x) => ['MODELGATE_WEBHOOK_PREVIOUS_SECRETS', x])] as const) {
+    if (secret === undefined) continue;
+    try {
+      const bytes = keyBytes(secret);
+      if (bytes < MIN_KEY_BYTES) out.push(`${name}: a secret gives a ${bytes}-byte key; at least ${MIN_KEY_BYTES}`);
+    } catch (error) {
+      out.push(`${name}: ${(error as Error).message}`);
+    }
+  }
+  for (const [name, url] of [
+    ['MODELGATE_WEBHOOK_URL', s.MODELGATE_WEBHOOK_URL],
+    ['MODELGATE_CHAT_WEBHOOK_URL', s.MODELGATE_CHAT_WEBHOOK_URL],
+    ['MODELGATE_WEBHOOK_ALERT_URL', s.MODELGATE_WEBHOOK_ALERT_URL],
+  ] as const) {
+    if (url !== undefined && !URL.canParse(url)) out.push(`${name}: not a valid URL`);
   }
   for (const type of s.MODELGATE_WEBHOOK_EVENTS) {
     if (type !== '*' && !(EVENT_TYPES as readonly string[]).includes(type)) out.push(`MODELGATE_WEBHOOK_EVENTS: unknown event type "${type.slice(0, 60)}" (docs/events.md)`);
@@ -154,6 +174,7 @@ export const events: PluginModule<typeof settings> = {
     const alertsOn = values.MODELGATE_ALERTS_ENABLED !== false;
     await endpoints.bootstrap(s.MODELGATE_WEBHOOK_URL, [...s.MODELGATE_WEBHOOK_EVENTS]);
     await endpoints.refresh();
+    endpoints.start();
 
     const secrets = [s.MODELGATE_WEBHOOK_SECRET, ...s.MODELGATE_WEBHOOK_PREVIOUS_SECRETS].filter((x): x is string => typeof x === 'string' && x.length > 0);
     const signer = secrets.length > 0 ? new Signer(secrets) : undefined;
@@ -172,8 +193,13 @@ export const events: PluginModule<typeof settings> = {
         const endpoint = delivery.endpoint_id ? await endpoints.get(delivery.endpoint_id) : undefined;
         if (!endpoint) throw new SkipDelivery('endpoint deleted');
         if (!endpoint.enabled) throw new SkipDelivery('endpoint disabled');
+        if (endpoint.source === 'settings') {
+          // Retried: a replica that has the setting makes it (replicas are meant to share their settings).
+          if (!s.MODELGATE_WEBHOOK_URL) throw new DeliveryError('MODELGATE_WEBHOOK_URL is not set on this replica');
+          return signedPost(s.MODELGATE_WEBHOOK_URL, delivery, false);
+        }
         // Endpoints registered through the API are checked at every connection (DNS may have changed since).
-        return signedPost(endpoint.url, delivery, endpoint.source === 'api' && !s.MODELGATE_WEBHOOK_ALLOW_PRIVATE);
+        return signedPost(endpoint.url, delivery, !s.MODELGATE_WEBHOOK_ALLOW_PRIVATE);
       };
     }
     const alertChannels = new Set<AlertChannel>();
@@ -190,6 +216,9 @@ export const events: PluginModule<typeof settings> = {
         timeoutMs,
       });
       senders.email = (message, delivery) => email!.send(message, delivery.event_id);
+      if (s.MODELGATE_SMTP_USERNAME && !s.MODELGATE_SMTP_REQUIRE_TLS && s.MODELGATE_SMTP_PORT !== 465) {
+        logger.warn('events: SMTP credentials are sent in the clear should the server not offer STARTTLS (or something on the way strip it): set MODELGATE_SMTP_REQUIRE_TLS=true');
+      }
       alertChannels.add('email');
     }
     if (alertsOn && s.MODELGATE_CHAT_ALERTS_ENABLED) {
@@ -244,8 +273,11 @@ export const events: PluginModule<typeof settings> = {
       void takeLease(store, 'events-sweeper', SWEEP_MS)
         .then(async (mine) => {
           if (!mine) return;
-          while ((await outbox.sweep(Date.now() - keepMs)) > 0);
+          // A batch at a time, yielding between: on SQLite each delete holds the event loop.
+          while ((await outbox.sweep(Date.now() - keepMs)) > 0) await new Promise((resolve) => setImmediate(resolve));
           await states.sweep(Date.now() - 7 * 86_400_000);
+          // A key's expiry is announced within its window; a month on, the key has long expired.
+          await states.forget('key.expiring_soon', Date.now() - 30 * 86_400_000);
         })
         .catch((error: Error) => logger.warn({ err: error.message }, 'events: old deliveries not swept'));
     }, SWEEP_MS).unref();
@@ -266,9 +298,10 @@ export const events: PluginModule<typeof settings> = {
       },
       async close() {
         clearInterval(sweeping);
+        endpoints.stop();
         await traffic.close();
         deps.events.off('notify', onNotify);
-        await fanOut.flush();
+        await fanOut.close();
         await dispatcher.close();
         email?.close();
       },

@@ -102,6 +102,7 @@ export const keys: PluginModule<typeof settings> = {
       routes: keyAdminRoutes({ admin, rows, notify, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
       async close() {
         clearInterval(counting);
+        await expiring.check().catch(() => undefined);
         await invalidation?.close();
         await lastUsed.close();
       },

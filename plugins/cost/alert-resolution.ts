@@ -66,8 +66,15 @@ export class AlertResolution {
   private async resolve(now: number): Promise<void> {
     const current = currentPeriods(now);
     const live = new Set(PERIODS.map((name) => `${name}:${current[name].key}`));
-    const open = await this.store.db.selectFrom('budget_alerts').select(['scope', 'period', 'rule']).where('resolved_at', 'is', null).orderBy('fired_at').limit(BATCH).execute();
-    for (const row of open) if (!live.has(row.period)) await this.resolveRow(row, 'period_reset', now);
+    const open = await this.store.db
+      .selectFrom('budget_alerts')
+      .select(['scope', 'period', 'rule'])
+      .where('resolved_at', 'is', null)
+      .where('period', 'not in', [...live])
+      .orderBy('fired_at')
+      .limit(BATCH)
+      .execute();
+    for (const row of open) await this.resolveRow(row, 'period_reset', now);
     const ended = await this.store.db.deleteFrom('budget_pauses').where('until', '<=', now).returningAll().execute();
     for (const pause of ended) {
       this.events.emit('notify', { type: 'budget.resumed', data: { scope: 'global', period: pause.period, period_key: pause.period_key, reason: 'period_reset' } });

@@ -46,11 +46,22 @@ export interface WebhookAdminDeps {
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
+/** A URL as answered: the values of its query (where tokens usually ride) masked. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    for (const name of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(name, '***');
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 export function apiEndpoint(endpoint: Endpoint) {
   return {
     id: endpoint.id,
     object: 'webhook_endpoint',
-    url: endpoint.url,
+    url: shownUrl(endpoint.url),
     description: endpoint.description,
     event_types: endpoint.eventTypes,
     enabled: endpoint.enabled,
@@ -181,8 +192,9 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
       async handle(ctx) {
         adminOnly(ctx);
         const id = endpointId(ctx);
-        const input = parseEndpointBody<EndpointFieldsBody>(await body(ctx), 'change', deps.eventTypes);
+        // An unknown endpoint is a 404 whatever the body says.
         const current = await found(id);
+        const input = parseEndpointBody<EndpointFieldsBody>(await body(ctx), 'change', deps.eventTypes);
         if (current.source === 'settings') {
           const owned = Object.keys(input).find((field) => field !== 'enabled');
           if (owned) throw new GatewayError('bad_request', { param: owned, message: `This endpoint comes from MODELGATE_WEBHOOK_URL: change the settings to change its ${owned}; here it may only be enabled or disabled` });
@@ -219,10 +231,10 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
       async handle(ctx) {
         adminOnly(ctx);
         const id = endpointId(ctx);
+        await found(id);
         const limit = pageLimit(ctx);
         const afterId = query(ctx, 'after', DELIVERY_ID);
         const status = query(ctx, 'status', new RegExp(`^(${DELIVERY_STATUSES.join('|')})$`)) as DeliveryStatus | undefined;
-        await found(id);
         const after = afterId === undefined ? undefined : await outbox.get(afterId);
         if (afterId !== undefined && after?.endpoint_id !== id) {
           throw new GatewayError('bad_request', { param: 'after', message: 'after names no delivery of this endpoint (swept by retention, or never one)' });
@@ -243,6 +255,10 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
         if (original?.endpoint_id !== id) throw new GatewayError('delivery_not_found', { param: 'delivery_id' });
         if (!endpoint.enabled) {
           throw new GatewayError('conflict', { code: 'webhook_disabled', message: 'This webhook endpoint is disabled: enable it (PATCH enabled: true) before replaying to it' });
+        }
+        // One delivery of an event in flight at a time: replays cannot pile up rows (or duplicates).
+        if (original.status === 'pending' || (await outbox.pendingReplay(original.id))) {
+          throw new GatewayError('conflict', { code: 'delivery_pending', message: 'This delivery (or a replay of it) is still pending: it is being made; replay it once it has ended' });
         }
         const replay = await outbox.replay(original);
         deps.wake();

@@ -91,18 +91,52 @@ export async function checkWebhookUrl(url: string, allowPrivate: boolean): Promi
 
   let addresses: dns.LookupAddress[];
   try {
-    addresses = await dns.promises.lookup(host, { all: true });
+    addresses = await new Promise((resolve, reject) => limitedLookup(host, (error, found) => (error ? reject(error) : resolve(found))));
   } catch {
     return `The webhook URL's host ${host} does not resolve`;
   }
   if (addresses.length === 0) return `The webhook URL's host ${host} does not resolve`;
   for (const { address } of addresses) {
     const reason = blockedAddress(address);
-    if (reason) {
-      return `The webhook URL resolves to ${article(reason)} ${reason} address (${address}); set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
-    }
+    // The address itself is not said: an admin key must not learn what internal names resolve to.
+    if (reason) return `The webhook URL resolves to ${article(reason)} ${reason} address; set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true to allow it`;
   }
   return undefined;
+}
+
+/**
+ * Lookups run on libuv's four threads, shared with the provider calls' own lookups: a hostile DNS
+ * server that never answers holds a thread until the system resolver gives up. At most
+ * MAX_LOOKUPS of ours run at once (the rest wait, at most MAX_WAITING), and each answers within
+ * LOOKUP_TIMEOUT_MS (its thread is counted until it truly returns).
+ */
+const MAX_LOOKUPS = 2;
+const MAX_WAITING = 100;
+export const LOOKUP_TIMEOUT_MS = 5000;
+let running = 0;
+const waiting: Array<() => void> = [];
+
+function limitedLookup(host: string, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void): void {
+  if (running >= MAX_LOOKUPS) {
+    if (waiting.length >= MAX_WAITING) return callback(Object.assign(new Error('too many lookups waiting'), { code: 'EBUSY' }), []);
+    waiting.push(() => limitedLookup(host, callback));
+    return;
+  }
+  running++;
+  let answered = false;
+  const answer = (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(timer);
+    callback(error, addresses);
+  };
+  const timer = setTimeout(() => answer(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' }), []), LOOKUP_TIMEOUT_MS);
+  timer.unref();
+  dns.lookup(host, { all: true }, (error, addresses) => {
+    running--;
+    waiting.shift()?.();
+    answer(error, addresses ?? []);
+  });
 }
 
 /** A URL's hostname without the brackets of an IPv6 literal, as DNS and net.isIP expect it. */
@@ -127,7 +161,7 @@ export interface BlockedAddressError extends NodeJS.ErrnoException {
  * net.connect skips `lookup` for IP literals: callers check those with blockedAddress themselves.
  */
 export const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+  limitedLookup(hostname, (error, addresses) => {
     if (error) return callback(error, '');
     const blocked = addresses.map((entry) => blockedAddress(entry.address)).find((reason) => reason !== undefined);
     if (blocked) return callback(blockedError(blocked), '');

@@ -28,6 +28,8 @@ export interface DispatcherOptions {
 }
 
 const CONCURRENCY = 8;
+/** A chat service takes about one message a second per URL: chat deliveries go one at a time. */
+const CHAT_INTERVAL_MS = 1000;
 
 export class Dispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -88,20 +90,25 @@ export class Dispatcher {
     for (;;) {
       let claimed: Delivery[];
       try {
-        // A claim outlasts the slowest of its deliveries: the batch goes CONCURRENCY at a time, and a
-        // chat message may wait its turn (one a second per URL).
-        const leaseMs = (Math.ceil(this.batch / CONCURRENCY) + 1) * (this.options.timeoutMs + 2000) + this.batch * 1000;
+        // The claim holds the batch until each delivery's turn, when it is renewed for that attempt: the
+        // longest wait is a batch of chat messages made one after another.
+        const leaseMs = this.batch * (this.options.timeoutMs + CHAT_INTERVAL_MS) + 5000;
         claimed = await this.options.outbox.claim(this.holder, this.batch, leaseMs);
       } catch (error) {
         this.options.logger.warn({ err: (error as Error).message }, 'events: cannot claim deliveries; tried again at the next poll');
         return;
       }
       if (claimed.length === 0) return;
-      const queue = [...claimed];
-      const workers = Array.from({ length: Math.min(CONCURRENCY, queue.length) }, async () => {
-        for (let next = queue.shift(); next; next = queue.shift()) await this.deliver(next);
-      });
-      await Promise.all(workers);
+      // Chat deliveries wait their turn for the URL: one worker makes them, in order, the others the rest.
+      const chat = claimed.filter((delivery) => delivery.channel === 'chat');
+      const rest = claimed.filter((delivery) => delivery.channel !== 'chat');
+      const work = (queue: Delivery[]) => async () => {
+        for (let next = queue.shift(); next && !this.closed; next = queue.shift()) await this.deliver(next);
+      };
+      await Promise.all([work(chat)(), ...Array.from({ length: Math.min(CONCURRENCY, rest.length) }, work(rest))]);
+      // Stopping: the claims not started are given back, for another replica (or the next start) at once.
+      const unstarted = [...chat, ...rest].map((delivery) => delivery.id);
+      if (unstarted.length > 0) await this.options.outbox.release(unstarted, this.holder).catch(() => undefined);
       if (claimed.length < this.batch || this.closed) return;
     }
   }
@@ -116,6 +123,10 @@ export class Dispatcher {
         this.count(delivery, 'skipped');
         return;
       }
+      // The claim is renewed for this one attempt (its timeouts, a chat turn): a claim that lapsed
+      // while earlier deliveries of the batch took long may be another replica's now.
+      const attemptMs = this.options.timeoutMs * 3 + CHAT_INTERVAL_MS + 5000;
+      if (!(await outbox.renew(delivery, this.holder, attemptMs))) return;
       const started = performance.now();
       let result: AttemptResult;
       try {

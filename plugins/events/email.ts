@@ -64,6 +64,9 @@ export function smtpFailureText(error: SmtpFailure): string {
   }
 }
 
+/** A whole send (connect, greeting, TLS, login, message) takes at most this many timeouts. */
+export const SEND_DEADLINE_FACTOR = 3;
+
 export class EmailChannel {
   private readonly transporter: Transporter;
   private readonly options: EmailOptions;
@@ -86,14 +89,27 @@ export class EmailChannel {
     const description = describeEvent(message);
     const started = performance.now();
     try {
-      await this.transporter.sendMail({
-        from: this.options.sender,
-        to: this.options.recipients,
-        subject: `[${this.options.serviceName ?? 'modelgate'}] ${description.title}`.replace(/\s+/g, ' '),
-        messageId: messageIdHeader(messageId),
-        text: plainBody(message, description),
-        html: htmlBody(message, description),
+      // Each of nodemailer's timeouts is the setting's, and a trickling server restarts the socket's:
+      // one deadline bounds the whole send, so the outbox's claim on it outlasts it.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(Object.assign(new Error('deadline'), { code: 'ETIMEDOUT' })), this.options.timeoutMs * SEND_DEADLINE_FACTOR);
       });
+      try {
+        await Promise.race([
+          this.transporter.sendMail({
+            from: this.options.sender,
+            to: this.options.recipients,
+            subject: `[${this.options.serviceName ?? 'modelgate'}] ${description.title}`.replace(/\s+/g, ' '),
+            messageId: messageIdHeader(messageId),
+            text: plainBody(message, description),
+            html: htmlBody(message, description),
+          }),
+          deadline,
+        ]);
+      } finally {
+        clearTimeout(timer);
+      }
     } catch (error) {
       const failure = (error ?? {}) as SmtpFailure;
       throw new DeliveryError(smtpFailureText(failure), {

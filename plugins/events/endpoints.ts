@@ -27,6 +27,8 @@ export interface EndpointChange {
 }
 
 export const SETTINGS_ENDPOINT_ID = 'wh_settings';
+/** What the settings endpoint's row holds for its URL (the setting is secret: never stored). */
+export const SETTINGS_URL = '(MODELGATE_WEBHOOK_URL)';
 /** Endpoints at most: a bound on the fan-out of each event (and on what an admin key can register). */
 export const MAX_ENDPOINTS = 100;
 const REFRESH_MS = 5_000;
@@ -36,11 +38,24 @@ export class Endpoints {
   private refreshedAt = 0;
   private refreshing: Promise<void> | undefined;
 
+  private timer: NodeJS.Timeout | undefined;
+
   constructor(private readonly store: Store) {}
+
+  /** Keeps the copy fresh whether or not events flow. */
+  start(): void {
+    this.timer = setInterval(() => void this.refresh().catch(() => undefined), REFRESH_MS).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 
   /** The enabled endpoints that take `type`, from the copy in memory (refreshed in the background). */
   takers(type: string, now = Date.now()): Endpoint[] {
     if (now - this.refreshedAt > REFRESH_MS) void this.refresh().catch(() => undefined);
+    // The copy is at most REFRESH_MS old while the timer runs (start()): a change on another replica
+    // reaches this one's fan-out within that.
     return this.cached.filter((e) => e.enabled && (e.eventTypes.includes('*') || e.eventTypes.includes(type)));
   }
 
@@ -124,7 +139,8 @@ export class Endpoints {
 
   /**
    * The endpoint of MODELGATE_WEBHOOK_URL, written as the settings say at every boot (or removed when
-   * the setting is gone). A 410 that disabled it lasts until the setting's URL changes.
+   * the setting is gone). The URL itself is a secret setting: the row holds SETTINGS_URL in its place
+   * and the sender reads the setting. Disabled (a 410, an admin), it stays so until an admin enables it.
    */
   async bootstrap(url: string | undefined, eventTypes: string[], now = Date.now()): Promise<void> {
     const current = await this.get(SETTINGS_ENDPOINT_ID);
@@ -132,8 +148,7 @@ export class Endpoints {
       if (current) await this.remove(SETTINGS_ENDPOINT_ID);
       return;
     }
-    const keepDisabled = current !== undefined && current.url === url && current.disabledReason !== null;
-    const values = { url, event_types: JSON.stringify(eventTypes), updated_at: now, ...(keepDisabled ? {} : { enabled: 1, disabled_reason: null }) };
+    const values = { url: SETTINGS_URL, event_types: JSON.stringify(eventTypes), updated_at: now };
     await this.store.db
       .insertInto('webhook_endpoints')
       .values({ id: SETTINGS_ENDPOINT_ID, description: 'From MODELGATE_WEBHOOK_URL', source: 'settings', created_at: now, enabled: 1, disabled_reason: null, ...values })

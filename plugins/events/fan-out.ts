@@ -2,7 +2,9 @@
 // alert, one per alert channel it goes to. A budget threshold goes to the channel its rule names
 // (`0.8:chat`); every other alert goes to every alert channel that is on. Deliveries are queued in
 // memory and written to the outbox in batches, off the request path; a database that does not
-// answer keeps them queued (bounded) until it does.
+// answer keeps them queued (bounded) until it does. The alert's "said once" marker is written before
+// (by whoever deduplicated it): what is queued here when the process dies is lost, so the queue is
+// written within milliseconds and, at a stop, tried for a few seconds before it is given up loudly.
 import type { Logger } from 'pino';
 import type { Notification } from '../../core/events.js';
 import type { Anonymizer } from '../../core/anonymize.js';
@@ -16,7 +18,9 @@ export type AlertChannel = Exclude<Channel, 'webhook'>;
 const RULE_CHANNEL: Record<string, AlertChannel | undefined> = { email: 'email', chat: 'chat', webhook: 'alert_webhook' };
 /** Deliveries held while the database does not answer; past it the oldest are dropped, loudly. */
 export const MAX_QUEUED = 10_000;
-const FLUSH_MS = 100;
+const CLOSE_ATTEMPTS = 3;
+/** Deliveries of a burst are written together; an event waits this long in memory at most (the database answering). */
+const FLUSH_MS = 20;
 
 export interface FanOutOptions {
   outbox: Outbox;
@@ -95,6 +99,19 @@ export class FanOut {
         return;
       }
       this.options.written();
+    }
+  }
+
+  /** At a stop: writes what is queued, trying for a few seconds; what still cannot be written is lost, and said. */
+  async close(): Promise<void> {
+    for (let attempt = 0; attempt < CLOSE_ATTEMPTS && this.queue.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
+      await this.flush();
+    }
+    clearTimeout(this.timer);
+    if (this.queue.length > 0) {
+      this.options.logger.error({ lost: this.queue.length, types: [...new Set(this.queue.map((d) => d.eventType))] }, 'events: deliveries lost at shutdown: the database did not take them');
+      this.queue = [];
     }
   }
 

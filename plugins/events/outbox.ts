@@ -64,16 +64,50 @@ export class Outbox {
 
   /** Claims up to `limit` due deliveries for `holder` until `now + leaseMs`, oldest due first. */
   async claim(holder: string, limit: number, leaseMs: number, now = Date.now()): Promise<Delivery[]> {
-    const lockClause = this.store.engine === 'postgres' ? sql`for update skip locked` : sql``;
-    const { rows } = await sql<Delivery>`
-      update event_outbox set lease_until = ${now + leaseMs}, lease_holder = ${holder}
-      where id in (
-        select id from event_outbox
-        where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
-        order by next_attempt_at limit ${limit} ${lockClause}
-      )
-      returning *`.execute(this.store.db);
+    // PostgreSQL: the due rows are chosen (and locked) once, in a materialized step, then updated by
+    // id — an index lookup however large the outbox; SQLite has one writer and plans the same.
+    const { rows } =
+      this.store.engine === 'postgres'
+        ? await sql<Delivery>`
+            with due as materialized (
+              select id from event_outbox
+              where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
+              order by next_attempt_at limit ${limit} for update skip locked
+            )
+            update event_outbox set lease_until = ${now + leaseMs}, lease_holder = ${holder}
+            from due where event_outbox.id = due.id
+            returning event_outbox.*`.execute(this.store.db)
+        : await sql<Delivery>`
+            update event_outbox set lease_until = ${now + leaseMs}, lease_holder = ${holder}
+            where id in (
+              select id from event_outbox
+              where status = 'pending' and next_attempt_at <= ${now} and lease_until <= ${now}
+              order by next_attempt_at limit ${limit}
+            )
+            returning *`.execute(this.store.db);
     return rows.map(numbers).sort((a, b) => a.next_attempt_at - b.next_attempt_at);
+  }
+
+  /**
+   * Extends `holder`'s claim on a delivery it is about to make to `now + leaseMs`; false if the claim
+   * lapsed (another replica may be making it), so it is not made twice.
+   */
+  async renew(delivery: Delivery, holder: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+    const result = await this.store.db
+      .updateTable('event_outbox')
+      .set({ lease_until: now + leaseMs })
+      .where('id', '=', delivery.id)
+      .where('lease_holder', '=', holder)
+      .where('lease_until', '>', now)
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  /** Gives back claims on deliveries not started (a replica stopping): others take them at once. */
+  async release(ids: readonly string[], holder: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.store.db.updateTable('event_outbox').set({ lease_until: 0 }).where('id', 'in', ids).where('lease_holder', '=', holder).where('status', '=', 'pending').execute();
   }
 
   /** Records a delivered attempt, if `holder` still holds the claim. */
@@ -163,6 +197,12 @@ export class Outbox {
     return out;
   }
 
+  /** Whether a replay of the delivery `id` is still pending. */
+  async pendingReplay(id: string): Promise<boolean> {
+    const row = await this.store.db.selectFrom('event_outbox').select('id').where('replay_of', '=', id).where('status', '=', 'pending').executeTakeFirst();
+    return row !== undefined;
+  }
+
   /** A new delivery of `original`'s event to the same destination, with the same event id; due now. */
   async replay(original: Delivery, now = Date.now()): Promise<Delivery> {
     const row: Delivery = {
@@ -190,7 +230,7 @@ export class Outbox {
     return Number(row?.n ?? 0);
   }
 
-  /** Removes finished deliveries (and their attempts) created before `cutoff`, a batch at a time. */
+  /** Removes finished deliveries (and their attempts) created before `cutoff`, one batch per call. */
   async sweep(cutoff: number, batch = 1000): Promise<number> {
     const ids = await this.store.db
       .selectFrom('event_outbox')

@@ -46,6 +46,12 @@ function webhookFor(secret: string): Webhook {
   }
 }
 
+/** The bytes of HMAC key a secret gives (throws, without quoting it, for a malformed whsec_ secret). */
+export function keyBytes(secret: string): number {
+  webhookFor(secret);
+  return secret.startsWith(WHSEC_PREFIX) ? Buffer.from(secret.slice(WHSEC_PREFIX.length), 'base64').length : Buffer.byteLength(secret, 'utf8');
+}
+
 /** A new webhook-id: `msg_` and 24 hex characters (96 random bits). Retries reuse the id. */
 export function newMessageId(): string {
   return `msg_${randomBytes(12).toString('hex')}`;

@@ -144,7 +144,8 @@ export class TrafficAlerts {
     const data = { error_rate: Math.round(rate * 10_000) / 10_000, threshold: errorRate, requests, errors, window_seconds: (ERROR_WINDOW_SLOTS * SLOT_MS) / 1000 };
     if (requests >= errorRateMinRequests && rate >= errorRate) {
       if (await states.fire('error_rate.high', 'gateway', cooldownMs, now)) notify({ type: 'error_rate.high', data });
-    } else if (rate < errorRate) {
+    } else if (requests >= errorRateMinRequests && rate < errorRate) {
+      // Judged on enough requests only: an idle replica (rate 0 of nothing) must not resolve what a busy one fired.
       const firing = await states.firing('error_rate.high');
       if (firing.length > 0 && (await states.resolve('error_rate.high', 'gateway', now)) !== undefined) notify({ type: 'error_rate.resolved', data });
     }

@@ -23,6 +23,8 @@ const EVENT_TYPES = ['budget.threshold_reached', 'provider.down', 'key.expiring'
 /** A receiver's token in the URL's query: answered to the admin, never logged. */
 const TOKEN = 'tok_7f3a9c1e5b2d';
 const HOOK = `https://hooks.example.com/modelgate?token=${TOKEN}`;
+/** How answers show it: the query's values masked. */
+const SHOWN = 'https://hooks.example.com/modelgate?token=***';
 
 const document = JSON.parse(JSON.stringify(describeApi({ version: API_VERSION, overrides: [], providers: ['openai'] })));
 const checker = new ResponseChecker(document);
@@ -154,7 +156,7 @@ for (const engine of ENGINES) {
     t.test('an admin registers an endpoint and gets it back as registered', async (t) => {
       const created = await call(t, h, 'POST', '/v1/admin/webhooks', { url: HOOK, description: 'Ops pager', event_types: ['provider.down', 'budget.threshold_reached'] });
       t.equal(created.status, 201);
-      t.match(created.body, { object: 'webhook_endpoint', url: HOOK, description: 'Ops pager', event_types: ['provider.down', 'budget.threshold_reached'], enabled: true, disabled_reason: null, source: 'api' });
+      t.match(created.body, { object: 'webhook_endpoint', url: SHOWN, description: 'Ops pager', event_types: ['provider.down', 'budget.threshold_reached'], enabled: true, disabled_reason: null, source: 'api' });
       t.match(created.body.id, /^wh_[0-9a-f]{24}$/);
       t.equal(created.body.created_at, created.body.updated_at);
       t.same(h.checked.at(-1), [HOOK, false], 'the URL was checked, with MODELGATE_WEBHOOK_ALLOW_PRIVATE');
@@ -235,14 +237,14 @@ for (const engine of ENGINES) {
       const path = `/v1/admin/webhooks/${id}`;
       const changed = await call(t, h, 'PATCH', path, { url: 'https://new.example.com/hook?token=second', description: 'Renamed', event_types: ['key.expiring'] });
       t.equal(changed.status, 200);
-      t.match(changed.body, { id, url: 'https://new.example.com/hook?token=second', description: 'Renamed', event_types: ['key.expiring'], enabled: true });
+      t.match(changed.body, { id, url: 'https://new.example.com/hook?token=***', description: 'Renamed', event_types: ['key.expiring'], enabled: true });
       t.same(h.checked.at(-1), ['https://new.example.com/hook?token=second', false]);
       t.same((await call(t, h, 'PATCH', path, { description: null })).body.description, null, 'null clears the description');
       await refused(t, h, 'PATCH', path, { url: 'http://127.0.0.1/hook' }, 400, 'invalid_request', 'url', /MODELGATE_WEBHOOK_ALLOW_PRIVATE/);
       await refused(t, h, 'PATCH', path, {}, 400, 'invalid_request', null);
       await refused(t, h, 'PATCH', path, { source: 'settings' }, 400, 'invalid_request', 'source');
       await refused(t, h, 'PATCH', path, { event_types: ['nope'] }, 400, 'invalid_request', 'event_types.0');
-      t.equal((await call(t, h, 'GET', path)).body.url, 'https://new.example.com/hook?token=second', 'a refused change changed nothing');
+      t.equal((await h.endpoints.get(id))!.url, 'https://new.example.com/hook?token=second', 'a refused change changed nothing');
     });
 
     t.test('disabling an endpoint skips its pending deliveries; re-enabling clears the reason', async (t) => {
@@ -255,7 +257,7 @@ for (const engine of ENGINES) {
       const enabled = await call(t, h, 'PATCH', `/v1/admin/webhooks/${id}`, { enabled: true });
       t.match(enabled.body, { enabled: true, disabled_reason: null });
       const off = await call(t, h, 'PATCH', `/v1/admin/webhooks/${id}`, { enabled: false });
-      t.match(off.body, { enabled: false, disabled_reason: null });
+      t.match(off.body, { enabled: false, disabled_reason: 'admin' });
       t.match(await h.outbox.get(pending.id), { status: 'skipped', last_error: 'endpoint disabled' });
       t.match(await h.outbox.get(done.id), { status: 'delivered' }, 'a finished delivery stays as it was');
     });
@@ -371,7 +373,8 @@ for (const engine of ENGINES) {
       await h.endpoints.bootstrap(settingsUrl, ['*']);
       const path = `/v1/admin/webhooks/${SETTINGS_ENDPOINT_ID}`;
       const one = await call(t, h, 'GET', path);
-      t.match(one.body, { id: SETTINGS_ENDPOINT_ID, source: 'settings', url: settingsUrl, event_types: ['*'], enabled: true });
+      t.match(one.body, { id: SETTINGS_ENDPOINT_ID, source: 'settings', url: '(MODELGATE_WEBHOOK_URL)', event_types: ['*'], enabled: true });
+      t.notOk(JSON.stringify(await h.endpoints.get(SETTINGS_ENDPOINT_ID)).includes('settings.example.com'), 'the secret setting is not stored');
       const listed = await call(t, h, 'GET', '/v1/admin/webhooks?limit=100');
       t.ok(listed.body.data.some((e: { id: string }) => e.id === SETTINGS_ENDPOINT_ID), 'it is listed');
       await refused(t, h, 'PATCH', path, { url: 'https://elsewhere.example.com/' }, 400, 'invalid_request', 'url', /comes from MODELGATE_WEBHOOK_URL/);
@@ -379,7 +382,9 @@ for (const engine of ENGINES) {
       await refused(t, h, 'PATCH', path, { enabled: false, description: 'mine' }, 400, 'invalid_request', 'description', /MODELGATE_WEBHOOK_URL/);
       const pending = await queue(h, SETTINGS_ENDPOINT_ID, Date.now());
       const off = await call(t, h, 'PATCH', path, { enabled: false });
-      t.match(off.body, { id: SETTINGS_ENDPOINT_ID, enabled: false, url: settingsUrl, event_types: ['*'] });
+      t.match(off.body, { id: SETTINGS_ENDPOINT_ID, enabled: false, url: '(MODELGATE_WEBHOOK_URL)', event_types: ['*'] });
+      await h.endpoints.bootstrap(settingsUrl, ['*']);
+      t.equal((await h.endpoints.get(SETTINGS_ENDPOINT_ID))!.enabled, false, "an admin's disabling outlasts a restart");
       t.match(await h.outbox.get(pending.id), { status: 'skipped' });
       t.equal((await call(t, h, 'PATCH', path, { enabled: true })).body.enabled, true);
       await refused(t, h, 'DELETE', path, undefined, 400, 'invalid_request', 'id', /comes from MODELGATE_WEBHOOK_URL/);

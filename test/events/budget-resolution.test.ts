@@ -57,6 +57,24 @@ for (const engine of ENGINES) {
     t.equal(sent.length, 3, 'nothing twice');
   });
 
+  t.test(`${engine}: many open markers of the current period do not hold back a past period's resolution`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const records = new BudgetRecords(store);
+    const now = Date.now();
+    const month = currentPeriods(now).month.key;
+    for (let i = 0; i < 520; i++) await records.fire(`month:${month}`, 'exceeded', undefined, `key:key_${i}`);
+    const yesterday = currentPeriods(now - 86_400_000).day.key;
+    await records.fire(`day:${yesterday}`, '0.5:chat');
+    const bus = new EventBus();
+    const sent: Notification[] = [];
+    bus.on('notify', (n) => sent.push(n));
+    await new AlertResolution(store, bus, silent).tick(now);
+    t.same(
+      sent.map((n) => [n.type, n.data.period_key]),
+      [['budget.threshold_resolved', yesterday]],
+    );
+  });
+
   t.test(`${engine}: an admin's resume resolves the pause rules in force`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const records = new BudgetRecords(store);

@@ -59,28 +59,32 @@ t.test('a receiver down for a while gets the event when it is back, with the sam
   t.match(metrics, /modelgate_event_deliveries_total\{channel="webhook",outcome="delivered"\} 1/, 'the delivery counted');
 });
 
-t.test('events left in the outbox when a gateway stops are delivered by the next start', async (t) => {
+t.test('a delivery left pending in the outbox when a gateway stops is made by the next start', async (t) => {
   const port = await freePort();
   const dataDir = testDataDir();
   const url = `http://127.0.0.1:${port}/hook`;
-  const first = await startGateway(events({ MODELGATE_DATA_DIR: dataDir, MODELGATE_WEBHOOK_URL: url, MODELGATE_WEBHOOK_RETRY_DELAY: '60000' }));
+  const env = events({ MODELGATE_DATA_DIR: dataDir, MODELGATE_WEBHOOK_URL: url, MODELGATE_WEBHOOK_RETRY_DELAY: '1500' });
+  const first = await startGateway(env);
   t.equal((await createKey(first.url, 'before restart')).status, 201);
-  t.equal((await call(first.url, `/admin/keys`)).status, 200);
-  // The receiver is not there: the first attempt fails, the next is a minute away.
+  // The receiver is not there: the first attempt fails, the next is 1.5 s away.
   t.ok(await waitFor(() => first.logs.some((line) => JSON.stringify(line).includes('retried later'))), 'tried, failed, kept');
+  const [pending] = (await call(first.url, '/admin/webhooks/wh_settings/deliveries?status=pending')).json.data;
+  t.equal(pending?.attempts, 1);
+  const replay = await call(first.url, `/admin/webhooks/wh_settings/deliveries/${pending.id}/replay`, { method: 'POST' });
+  t.equal(replay.status, 409, 'a pending delivery is not replayed: it is being made');
+  t.equal(replay.json.error.code, 'delivery_pending');
   await first.close();
 
   const receiver = await startReceiver(Buffer.from(SECRET, 'utf8'), port);
   t.teardown(() => receiver.close());
-  const second = await startGateway(events({ MODELGATE_DATA_DIR: dataDir, MODELGATE_WEBHOOK_URL: url, MODELGATE_WEBHOOK_RETRY_DELAY: '60000' }));
+  const second = await startGateway(env);
   t.teardown(() => second.close());
-  // Due in a minute: an admin replays it now rather than wait.
-  const list = await call(second.url, '/admin/webhooks/wh_settings/deliveries?status=pending');
-  t.equal(list.json.data.length, 1, 'still in the outbox after the restart');
-  const replay = await call(second.url, `/admin/webhooks/wh_settings/deliveries/${list.json.data[0].id}/replay`, { method: 'POST' });
-  t.equal(replay.status, 202);
-  t.ok(await waitFor(() => receiver.accepted.length >= 1), 'delivered after the restart');
+  t.ok(await waitFor(() => receiver.accepted.length >= 1), 'made by the next start when due');
   t.match(receiver.accepted[0]!.json, { type: 'key.created', data: { name: 'before restart' } });
+  const [made] = (await call(second.url, '/admin/webhooks/wh_settings/deliveries')).json.data;
+  t.equal(made.id, pending.id, 'the same delivery');
+  t.equal(made.attempts, 2);
+  t.equal(receiver.accepted[0]!.headers['webhook-id'], made.event_id, 'under its event id');
 });
 
 t.test('an event queued at shutdown and due at once is delivered by the next start on its own', async (t) => {
@@ -171,7 +175,18 @@ t.test('incomplete settings stop the start with the setting named', async (t) =>
     [{ MODELGATE_CHAT_ALERTS_ENABLED: 'true' }, 'MODELGATE_CHAT_WEBHOOK_URL'],
     [{ MODELGATE_WEBHOOK_ALERTS_ENABLED: 'true', MODELGATE_WEBHOOK_ALERT_URL: 'http://alerts.test/', MODELGATE_WEBHOOK_SECRET: 'x'.repeat(20), MODELGATE_WEBHOOK_ALERT_HEADERS: '{"webhook-signature":"forged"}' }, 'set by the gateway'],
     [{ MODELGATE_WEBHOOKS_ENABLED: 'true', MODELGATE_WEBHOOK_SECRET: 'x'.repeat(20), MODELGATE_WEBHOOK_EVENTS: 'key.created,key.nope' }, 'key.nope'],
+    [{ MODELGATE_WEBHOOKS_ENABLED: 'true', MODELGATE_WEBHOOK_SECRET: 'whsec_c2hvcnQga2V5' }, 'a 9-byte key'],
+    [{ MODELGATE_WEBHOOKS_ENABLED: 'true', MODELGATE_WEBHOOK_SECRET: 'x'.repeat(20), MODELGATE_WEBHOOK_PREVIOUS_SECRETS: 'short' }, 'MODELGATE_WEBHOOK_PREVIOUS_SECRETS'],
+    [{ MODELGATE_WEBHOOK_ALERTS_ENABLED: 'true', MODELGATE_WEBHOOK_ALERT_URL: 'http://alerts.test/', MODELGATE_WEBHOOK_SECRET: 'x'.repeat(20), MODELGATE_WEBHOOK_ALERT_HEADERS: '{"X-Token":"a\\u0007b"}' }, 'control character'],
+    [{ MODELGATE_CHAT_ALERTS_ENABLED: 'true', MODELGATE_CHAT_WEBHOOK_URL: 'http://exa mple/' }, 'not a valid URL'],
   ] as const) {
     await t.rejects(startGateway({ ...PROTOCOL_ONLY, ...env }), new RegExp(named), named);
   }
+  // Malformed JSON in a secret setting: the parser's message would quote the token.
+  const refused = await startGateway({ ...PROTOCOL_ONLY, MODELGATE_WEBHOOK_ALERT_HEADERS: '{"Authorization": Bearer sk-live-token}' }).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+  t.match(refused, /MODELGATE_WEBHOOK_ALERT_HEADERS: must be a JSON object \(it is not valid JSON\)/);
+  t.notOk(refused?.includes('sk-live'), 'without quoting it');
 });

@@ -70,10 +70,10 @@ t.test('public addresses and what is not an address', async (t) => {
 t.test('checkWebhookUrl refuses literal and resolved private addresses, naming the reason', async (t) => {
   t.equal(
     await checkWebhookUrl('http://10.0.0.5/hook', false),
-    'The webhook URL resolves to a private address (10.0.0.5); set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true to allow it',
+    'The webhook URL resolves to a private address; set MODELGATE_WEBHOOK_ALLOW_PRIVATE=true to allow it',
   );
-  t.match(await checkWebhookUrl('https://127.0.0.1:8443/x', false), /a loopback address \(127\.0\.0\.1\)/);
-  t.match(await checkWebhookUrl('http://[::1]:8080/x', false), /a loopback address \(::1\)/, 'bracketed IPv6');
+  t.match(await checkWebhookUrl('https://127.0.0.1:8443/x', false), /a loopback address;/);
+  t.match(await checkWebhookUrl('http://[::1]:8080/x', false), /a loopback address;/, 'bracketed IPv6');
   t.match(await checkWebhookUrl('http://[::ffff:169.254.169.254]/latest', false), /link-local/);
   t.match(await checkWebhookUrl('http://169.254.169.254/latest/meta-data', false), /link-local/);
   t.match(await checkWebhookUrl('http://0.0.0.0:80/', false), /an unspecified address/);

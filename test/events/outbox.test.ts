@@ -150,6 +150,27 @@ for (const engine of ENGINES) {
     t.equal((await outbox.get(claimed[0]!.id))!.status, 'pending', 'a late word from the dead replica changes nothing');
   });
 
+  t.test(`${engine}: a claim is renewed for each attempt, only while it is still the holder's; a stopping replica gives claims back`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add([delivery(1), delivery(2)]);
+    const [first, second] = await outbox.claim('a', 10, 100);
+    t.equal(await outbox.renew(first!, 'a', 60_000), true, 'renewed while held');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    t.equal(await outbox.renew(second!, 'a', 60_000), false, 'lapsed: not renewed, not made');
+    t.same(
+      (await outbox.claim('b', 10, 60_000)).map((d) => d.id),
+      [second!.id],
+      'another replica takes the lapsed one, not the renewed one',
+    );
+    await outbox.release([second!.id], 'b');
+    t.same(
+      (await outbox.claim('c', 10, 60_000)).map((d) => d.id),
+      [second!.id],
+      'given back: taken at once',
+    );
+  });
+
   t.test(`${engine}: the sweeper removes finished deliveries past retention and keeps pending ones`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const outbox = new Outbox(store);

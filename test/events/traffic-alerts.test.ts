@@ -79,6 +79,23 @@ for (const engine of ENGINES) {
     t.match(sent[1], { type: 'error_rate.resolved', data: { requests: 60, errors: 10 } });
   });
 
+  t.test(`${engine}: an idle replica does not resolve the error rate a busy one fired`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const sent: Notification[] = [];
+    const busy = traffic(store, sent);
+    const idle = traffic(store, sent);
+    for (let i = 0; i < 30; i++) busy.observe(request('openai', i % 2 ? 500 : 200), T0);
+    await busy.tick(T0 + 1000);
+    await idle.tick(T0 + 2000);
+    idle.observe(request('openai', 200), T0 + 2500);
+    await idle.tick(T0 + 3000);
+    t.same(
+      sent.map((n) => n.type),
+      ['error_rate.high'],
+      'too few requests to judge: still high',
+    );
+  });
+
   t.test(`${engine}: a thousand refusals on two replicas are one event per key and minute, with their sum`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const sent: Notification[] = [];

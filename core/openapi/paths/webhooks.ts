@@ -99,7 +99,7 @@ export const webhookPaths: Record<string, PathItem> = {
         '202': answer('The new delivery, queued.', 'WebhookDelivery'),
         ...errors({
           '404': keyedRefusal('No webhook endpoint has this id (code webhook_not_found), or it has no delivery with this id (code delivery_not_found, `param` delivery_id).'),
-          '409': keyedRefusal('The endpoint is disabled (code webhook_disabled): enable it first.'),
+          '409': keyedRefusal('The endpoint is disabled (code webhook_disabled): enable it first; or the delivery, or a replay of it, is still pending (code delivery_pending).'),
         }),
       },
     }),

@@ -14,7 +14,7 @@ const url = {
   minLength: 1,
   maxLength: 2048,
   description:
-    'Where the webhooks go: an http(s) URL. Loopback, private and link-local addresses are refused unless MODELGATE_WEBHOOK_ALLOW_PRIVATE. It may carry a token in its query; the gateway never logs it.',
+    'Where the webhooks go: an http(s) URL. Loopback, private and link-local addresses are refused unless MODELGATE_WEBHOOK_ALLOW_PRIVATE. It may carry a token in its query: answers show the query\'s values as `***`, and the gateway never logs it. The endpoint of MODELGATE_WEBHOOK_URL shows `(MODELGATE_WEBHOOK_URL)`: a setting marked secret is not stored.',
 };
 const description = nullable({ type: 'string', maxLength: 500 }, 'For humans, up to 500 characters.');
 const eventTypes = {
@@ -34,7 +34,7 @@ const endpointProperties = {
   description,
   event_types: eventTypes,
   enabled,
-  disabled_reason: nullable({ type: 'string' }, 'Why the gateway disabled it (`gone`: the receiver answered 410); null when enabled or disabled by an admin.'),
+  disabled_reason: nullable({ type: 'string' }, 'Why it is disabled: `gone` (the receiver answered 410) or `admin` (disabled through this API); null when enabled.'),
   source: { type: 'string', enum: ['api', 'settings'], description: '`settings`: MODELGATE_WEBHOOK_URL, rewritten at every start; it may only be enabled or disabled here.' },
   created_at: dateTime,
   updated_at: dateTime,

@@ -46,6 +46,7 @@ export const events: Migration = {
     await db.schema.createIndex('event_outbox_due').on('event_outbox').columns(['status', 'next_attempt_at']).execute();
     await db.schema.createIndex('event_outbox_endpoint').on('event_outbox').columns(['endpoint_id', 'created_at', 'id']).execute();
     await db.schema.createIndex('event_outbox_created').on('event_outbox').column('created_at').execute();
+    await db.schema.createIndex('event_outbox_replay').on('event_outbox').column('replay_of').execute();
     await db.schema
       .createTable('event_delivery_attempts')
       .addColumn('id', 'text', (c) => c.primaryKey())
