@@ -18,7 +18,7 @@ import { TrafficAlerts } from './events/traffic-alerts.js';
 import { postJson, deliveryErrorFor } from './events/http-post.js';
 import { checkWebhookUrl } from './events/destination-guard.js';
 import { keyBytes, Signer } from './events/signing.js';
-import { EmailChannel } from './events/email.js';
+import type { EmailChannel } from './events/email.js';
 import { ChatChannel } from './events/chat.js';
 import { webhookAdminRoutes } from './events/admin-routes.js';
 import type { Delivery } from './events/outbox.js';
@@ -205,6 +205,8 @@ export const events: PluginModule<typeof settings> = {
     const alertChannels = new Set<AlertChannel>();
     let email: EmailChannel | undefined;
     if (alertsOn && s.MODELGATE_EMAIL_ALERTS_ENABLED) {
+      // Loaded only when e-mail is on: the mail library is the largest part of events.
+      const { EmailChannel } = await import('./events/email.js');
       email = new EmailChannel({
         host: s.MODELGATE_SMTP_HOST!,
         port: s.MODELGATE_SMTP_PORT,
