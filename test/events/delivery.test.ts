@@ -182,6 +182,10 @@ t.test('incomplete settings stop the start with the setting named', async (t) =>
   ] as const) {
     await t.rejects(startGateway({ ...PROTOCOL_ONLY, ...env }), new RegExp(named), named);
   }
+  // The per-environment variant turns webhooks on in production only.
+  await t.rejects(startGateway({ ...PROTOCOL_ONLY, MODELGATE_ENV: 'prod', MODELGATE_PROD_WEBHOOKS_ENABLED: 'true' }), /MODELGATE_WEBHOOK_SECRET: required/, 'MODELGATE_PROD_WEBHOOKS_ENABLED');
+  const staging = await startGateway({ ...PROTOCOL_ONLY, MODELGATE_ENV: 'staging', MODELGATE_PROD_WEBHOOKS_ENABLED: 'true' });
+  await staging.close();
   // Malformed JSON in a secret setting: the parser's message would quote the token.
   const refused = await startGateway({ ...PROTOCOL_ONLY, MODELGATE_WEBHOOK_ALERT_HEADERS: '{"Authorization": Bearer sk-live-token}' }).then(
     () => undefined,
