@@ -10,28 +10,14 @@ import type { Route } from '../pipeline.js';
 import type { Anonymizer } from '../anonymize.js';
 import type { RecordQuery, RecordReader } from './reader.js';
 import { apiRecord } from './reader.js';
+import { adminOnly, NO_STORE, pageLimit, queryParam } from '../admin-api.js';
 
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 const RECORD_ID = /^rec_[0-9a-f]{32}$/;
 // An ISO 8601 date, or date and time with a zone (Z or ±hh:mm).
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-const NO_STORE = { 'cache-control': 'no-store' };
-
-function adminOnly(ctx: RequestContext): void {
-  if (!ctx.principal?.admin) throw new GatewayError('admin_required');
-}
-
-function query(ctx: RequestContext, name: string, pattern?: RegExp, max = 200): string | undefined {
-  const value = ctx.query.get(name) ?? undefined;
-  if (value !== undefined && (value.length === 0 || value.length > max || (pattern && !pattern.test(value)))) {
-    throw new GatewayError('bad_request', { param: name, message: `${name} is not valid` });
-  }
-  return value;
-}
 
 function time(ctx: RequestContext, name: string): number | undefined {
-  const text = query(ctx, name);
+  const text = queryParam(ctx, name);
   if (text === undefined) return undefined;
   const ms = ISO_TIME.test(text) ? Date.parse(text) : Number.NaN;
   if (!Number.isFinite(ms)) throw new GatewayError('bad_request', { param: name, message: `${name} must be an ISO 8601 date or date-time (2026-11-26 or 2026-11-26T10:00:00Z)` });
@@ -39,21 +25,19 @@ function time(ctx: RequestContext, name: string): number | undefined {
 }
 
 export function listQuery(ctx: RequestContext, anonymizer: Anonymizer): RecordQuery {
-  const limitText = query(ctx, 'limit', /^\d{1,3}$/);
-  const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
-  if (limit < 1 || limit > MAX_PAGE) throw new GatewayError('bad_request', { param: 'limit', message: `limit must be between 1 and ${MAX_PAGE}` });
+  const limit = pageLimit(ctx);
   const start = time(ctx, 'start');
   const end = time(ctx, 'end');
   if (start !== undefined && end !== undefined && end <= start) throw new GatewayError('bad_request', { param: 'end', message: 'end must be after start' });
-  const status = query(ctx, 'status', /^[1-5]\d\d$/);
-  const user = query(ctx, 'user', undefined, 512);
+  const status = queryParam(ctx, 'status', /^[1-5]\d\d$/);
+  const user = queryParam(ctx, 'user', undefined, 512);
   return {
     limit,
-    after: query(ctx, 'after', RECORD_ID),
+    after: queryParam(ctx, 'after', RECORD_ID),
     start,
     end,
-    keyId: query(ctx, 'key_id'),
-    model: query(ctx, 'model'),
+    keyId: queryParam(ctx, 'key_id'),
+    model: queryParam(ctx, 'model'),
     status: status === undefined ? undefined : Number(status),
     endUser: user === undefined ? undefined : anonymizer.pseudonym(user),
   };

@@ -1,8 +1,9 @@
 // What the webhook admin API accepts: the body of a create and of a change, as JSON schemas checked
 // by ajv, then the event types against the catalogue. Everything is bounded (URL and description
 // lengths, event types per endpoint); a refusal names the field (`param`), as OpenAI's 400s do.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import { GatewayError } from '../../core/errors.js';
+import { validatedBody } from '../../core/admin-api.js';
 
 export const MAX_URL = 2048;
 export const MAX_DESCRIPTION = 500;
@@ -34,18 +35,6 @@ const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 const validateCreate = ajv.compile<EndpointCreateBody>(endpointCreateSchema);
 const validateChange = ajv.compile<EndpointFieldsBody>(endpointChangeSchema);
 
-function refusal(error: ErrorObject | undefined): GatewayError {
-  if (!error) return new GatewayError('bad_request', { message: 'Invalid request body' });
-  const path = error.instancePath.slice(1).replaceAll('/', '.');
-  const param =
-    error.keyword === 'additionalProperties'
-      ? [path, (error.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.')
-      : error.keyword === 'required'
-        ? (error.params as { missingProperty: string }).missingProperty
-        : path || null;
-  const what = error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid');
-  return new GatewayError('bad_request', { param, message: `${param ?? 'The body'} ${what}` });
-}
 
 /**
  * The body of a create or a change, checked; `eventTypes` are the types the catalogue knows. Each
@@ -53,15 +42,7 @@ function refusal(error: ErrorObject | undefined): GatewayError {
  * receives anything.
  */
 export function parseEndpointBody<T extends EndpointFieldsBody>(raw: Buffer, kind: 'create' | 'change', eventTypes: readonly string[]): T {
-  let body: unknown;
-  try {
-    body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new GatewayError('invalid_json');
-  }
-  const validate = kind === 'create' ? validateCreate : validateChange;
-  if (!validate(body)) throw refusal(validate.errors?.[0]);
-  const fields = body as T;
+  const fields = validatedBody(raw, kind === 'create' ? validateCreate : validateChange) as T;
   fields.event_types?.forEach((type, i) => {
     if (type !== ALL_EVENTS && !eventTypes.includes(type)) {
       throw new GatewayError('bad_request', { param: `event_types.${i}`, message: `event_types.${i} is not an event type the gateway sends (${JSON.stringify(type.slice(0, 200))}); use "*" for every type` });

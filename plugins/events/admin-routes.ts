@@ -19,15 +19,13 @@ import type { Route } from '../../core/pipeline.js';
 import { ALL_EVENTS, parseEndpointBody, type EndpointCreateBody, type EndpointFieldsBody } from './admin-body.js';
 import { MAX_ENDPOINTS, SETTINGS_ENDPOINT_ID, type Endpoint, type EndpointChange, type Endpoints } from './endpoints.js';
 import { DELIVERY_STATUSES, type AttemptRecord, type Delivery, type DeliveryStatus, type Outbox } from './outbox.js';
+import { adminOnly, NO_STORE, pageLimit, queryParam } from '../../core/admin-api.js';
 
 const BODY_LIMIT = 16 * 1024;
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 /** Attempts shown per delivery: the latest ones. */
 export const MAX_ATTEMPT_LOG = 20;
 const ENDPOINT_ID = /^wh_([0-9a-f]{24}|settings)$/;
 const DELIVERY_ID = /^dlv_[0-9a-f]{24}$/;
-const NO_STORE = { 'cache-control': 'no-store' };
 
 export interface WebhookAdminDeps {
   endpoints: Endpoints;
@@ -91,28 +89,11 @@ export function apiDelivery(delivery: Delivery, attempts: readonly AttemptRecord
   };
 }
 
-function adminOnly(ctx: RequestContext): void {
-  if (!ctx.principal?.admin) throw new GatewayError('admin_required');
-}
-
 /** The path's endpoint id; an id of another shape names no endpoint: no database lookup for it. */
 function endpointId(ctx: RequestContext): string {
   const id = ctx.params.id!;
   if (!ENDPOINT_ID.test(id)) throw new GatewayError('webhook_not_found', { param: 'id' });
   return id;
-}
-
-function query(ctx: RequestContext, name: string, pattern: RegExp): string | undefined {
-  const value = ctx.query.get(name) ?? undefined;
-  if (value !== undefined && !pattern.test(value)) throw new GatewayError('bad_request', { param: name, message: `${name} is not valid` });
-  return value;
-}
-
-function pageLimit(ctx: RequestContext): number {
-  const text = query(ctx, 'limit', /^\d{1,3}$/);
-  const limit = text === undefined ? DEFAULT_PAGE : Number(text);
-  if (limit < 1 || limit > MAX_PAGE) throw new GatewayError('bad_request', { param: 'limit', message: `limit must be between 1 and ${MAX_PAGE}` });
-  return limit;
 }
 
 /** A page in the list shape of every admin list; `hasMore`: a row past the page was found. */
@@ -171,7 +152,7 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
       async handle(ctx) {
         adminOnly(ctx);
         const limit = pageLimit(ctx);
-        const afterId = query(ctx, 'after', ENDPOINT_ID);
+        const afterId = queryParam(ctx, 'after', ENDPOINT_ID);
         const after = afterId === undefined ? undefined : await endpoints.get(afterId);
         if (afterId !== undefined && !after) throw new GatewayError('bad_request', { param: 'after', message: 'after names no webhook endpoint (deleted, or never one)' });
         const rows = await endpoints.page(limit + 1, after);
@@ -233,8 +214,8 @@ function routes(deps: WebhookAdminDeps, body: (ctx: RequestContext) => Promise<B
         const id = endpointId(ctx);
         await found(id);
         const limit = pageLimit(ctx);
-        const afterId = query(ctx, 'after', DELIVERY_ID);
-        const status = query(ctx, 'status', new RegExp(`^(${DELIVERY_STATUSES.join('|')})$`)) as DeliveryStatus | undefined;
+        const afterId = queryParam(ctx, 'after', DELIVERY_ID);
+        const status = queryParam(ctx, 'status', new RegExp(`^(${DELIVERY_STATUSES.join('|')})$`)) as DeliveryStatus | undefined;
         const after = afterId === undefined ? undefined : await outbox.get(afterId);
         if (afterId !== undefined && after?.endpoint_id !== id) {
           throw new GatewayError('bad_request', { param: 'after', message: 'after names no delivery of this endpoint (swept by retention, or never one)' });

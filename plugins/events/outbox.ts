@@ -111,45 +111,33 @@ export class Outbox {
   }
 
   /** Records a delivered attempt, if `holder` still holds the claim. */
-  async delivered(delivery: Delivery, holder: string, attempt: AttemptResult, now = Date.now()): Promise<void> {
-    await this.store.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('event_outbox')
-        .set({
-          status: 'delivered',
-          attempts: delivery.attempts + 1,
-          delivered_at: now,
-          lease_until: 0,
-          last_status_code: attempt.statusCode,
-          last_latency_ms: Math.round(attempt.latencyMs),
-          last_error: null,
-        })
-        .where('id', '=', delivery.id)
-        .where('lease_holder', '=', holder)
-        .execute();
-      await trx.insertInto('event_delivery_attempts').values(attemptRow(delivery.id, now, true, attempt, null)).execute();
-    });
+  delivered(delivery: Delivery, holder: string, attempt: AttemptResult, now = Date.now()): Promise<void> {
+    return this.finish(delivery, holder, attempt, null, { status: 'delivered', delivered_at: now }, now);
   }
 
   /** Records a failed attempt and when (whether) the delivery is tried again. */
-  async failed(delivery: Delivery, holder: string, attempt: AttemptResult, error: string, outcome: FailedOutcome, now = Date.now()): Promise<void> {
-    const message = error.slice(0, MAX_ERROR);
+  failed(delivery: Delivery, holder: string, attempt: AttemptResult, error: string, outcome: FailedOutcome, now = Date.now()): Promise<void> {
+    const next = 'giveUp' in outcome ? { status: 'failed' } : { status: 'pending', next_attempt_at: outcome.retryAt };
+    return this.finish(delivery, holder, attempt, error.slice(0, MAX_ERROR), next, now);
+  }
+
+  /** An attempt's outcome on the delivery (if `holder` still holds it) and in the attempt log, together. */
+  private async finish(delivery: Delivery, holder: string, attempt: AttemptResult, error: string | null, next: Partial<Delivery>, now: number): Promise<void> {
     await this.store.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('event_outbox')
         .set({
-          status: 'giveUp' in outcome ? 'failed' : 'pending',
+          ...next,
           attempts: delivery.attempts + 1,
-          next_attempt_at: 'giveUp' in outcome ? delivery.next_attempt_at : outcome.retryAt,
           lease_until: 0,
           last_status_code: attempt.statusCode,
           last_latency_ms: Math.round(attempt.latencyMs),
-          last_error: message,
+          last_error: error,
         })
         .where('id', '=', delivery.id)
         .where('lease_holder', '=', holder)
         .execute();
-      await trx.insertInto('event_delivery_attempts').values(attemptRow(delivery.id, now, false, attempt, message)).execute();
+      await trx.insertInto('event_delivery_attempts').values(attemptRow(delivery.id, now, error === null, attempt, error)).execute();
     });
   }
 

@@ -1,9 +1,10 @@
 // What the admin API accepts, as JSON schemas checked by ajv: the body of a create and of a change,
 // and the list's query. Everything is bounded (lengths, list sizes, values); a refusal names the
 // field (`param`), as OpenAI's 400s do.
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv } from 'ajv';
 import { GatewayError } from '../../core/errors.js';
 import type { KeyLimits } from '../../core/context.js';
+import { validatedBody } from '../../core/admin-api.js';
 
 export const MAX_NAME = 100;
 export const MAX_ALLOWED_MODELS = 100;
@@ -57,13 +58,6 @@ const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
 const validateCreate = ajv.compile<CreateBody>(createSchema);
 const validateChange = ajv.compile<KeyFieldsBody>(changeSchema);
 
-function refusal(error: ErrorObject | undefined): GatewayError {
-  if (!error) return new GatewayError('bad_request', { message: 'Invalid request body' });
-  const path = error.instancePath.slice(1).replaceAll('/', '.');
-  const param = error.keyword === 'additionalProperties' ? [path, (error.params as { additionalProperty: string }).additionalProperty].filter(Boolean).join('.') : error.keyword === 'required' ? (error.params as { missingProperty: string }).missingProperty : path || null;
-  const what = error.keyword === 'additionalProperties' ? 'is not a known field' : error.keyword === 'required' ? 'is required' : (error.message ?? 'is invalid');
-  return new GatewayError('bad_request', { param, message: `${param ?? 'The body'} ${what}` });
-}
 
 /** Epoch ms of an ISO 8601 time, or a 400 naming expires_at. */
 export function parseTime(value: string | null | undefined): number | null | undefined {
@@ -78,13 +72,5 @@ export function parseTime(value: string | null | undefined): number | null | und
 }
 
 export function parseBody<T>(raw: Buffer, kind: 'create' | 'change'): T {
-  let body: unknown;
-  try {
-    body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
-  } catch {
-    throw new GatewayError('invalid_json');
-  }
-  const validate = kind === 'create' ? validateCreate : validateChange;
-  if (!validate(body)) throw refusal(validate.errors?.[0]);
-  return body as T;
+  return validatedBody(raw, kind === 'create' ? validateCreate : validateChange) as T;
 }

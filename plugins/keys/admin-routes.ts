@@ -17,14 +17,12 @@ import { parseBody, parseTime, type CreateBody, type KeyFieldsBody } from './adm
 import { apiRecord } from './api-record.js';
 import { MAX_IDEMPOTENCY_KEY, type Issued, type KeyAdmin } from './key-admin.js';
 import type { KeyChanges, KeyRow, KeyRows, ListQuery } from './key-rows.js';
+import { adminOnly, NO_STORE, pageLimit, queryParam } from '../../core/admin-api.js';
 
 const BODY_LIMIT = 64 * 1024;
-const DEFAULT_PAGE = 20;
-const MAX_PAGE = 100;
 const KEY_ID = /^key_[A-Za-z0-9_-]{1,64}$/;
 const PREFIX = /^uc_[A-Za-z0-9_-]{0,40}$/;
 const WITHIN = /^(\d{1,4})([dh])$/;
-const NO_STORE = { 'cache-control': 'no-store' };
 
 export interface AdminRouteDeps {
   admin: KeyAdmin;
@@ -38,10 +36,6 @@ export interface AdminRouteDeps {
 /** What a key event says of the key: never its secret, its hash or its limits. */
 function keyEvent(type: string, row: KeyRow, ctx: RequestContext): Notification {
   return { type, data: { key_id: row.id, name: row.name, expires_at: row.expires_at === null ? null : new Date(Number(row.expires_at)).toISOString(), by_key_id: ctx.principal?.keyId ?? null } };
-}
-
-function adminOnly(ctx: RequestContext): void {
-  if (!ctx.principal?.admin) throw new GatewayError('admin_required');
 }
 
 function keyId(ctx: RequestContext): string {
@@ -67,28 +61,18 @@ const issued = (result: Issued) => ({
   ...(result.previousExpiresAt === undefined ? {} : { previous_key_expires_at: result.previousExpiresAt === null ? null : new Date(result.previousExpiresAt).toISOString() }),
 });
 
-function query(ctx: RequestContext, name: string, pattern?: RegExp): string | undefined {
-  const value = ctx.query.get(name) ?? undefined;
-  if (value !== undefined && (value.length === 0 || value.length > 200 || (pattern && !pattern.test(value)))) {
-    throw new GatewayError('bad_request', { param: name, message: `${name} is not valid` });
-  }
-  return value;
-}
-
 function listQuery(ctx: RequestContext, now: number): ListQuery {
-  const limitText = query(ctx, 'limit', /^\d{1,3}$/);
-  const limit = limitText === undefined ? DEFAULT_PAGE : Number(limitText);
-  if (limit < 1 || limit > MAX_PAGE) throw new GatewayError('bad_request', { param: 'limit', message: `limit must be between 1 and ${MAX_PAGE}` });
-  const status = query(ctx, 'status', /^(active|revoked)$/) as ListQuery['status'];
-  const within = query(ctx, 'expiring_within', WITHIN);
+  const limit = pageLimit(ctx);
+  const status = queryParam(ctx, 'status', /^(active|revoked)$/) as ListQuery['status'];
+  const within = queryParam(ctx, 'expiring_within', WITHIN);
   const match = within === undefined ? undefined : WITHIN.exec(within)!;
   return {
     limit,
-    after: query(ctx, 'after', KEY_ID),
-    name: query(ctx, 'name'),
-    owner: query(ctx, 'owner'),
+    after: queryParam(ctx, 'after', KEY_ID),
+    name: queryParam(ctx, 'name'),
+    owner: queryParam(ctx, 'owner'),
     status,
-    prefix: query(ctx, 'prefix', PREFIX),
+    prefix: queryParam(ctx, 'prefix', PREFIX),
     expiringBefore: match ? now + Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000) : undefined,
     now,
   };

@@ -38,30 +38,22 @@ export const usagePaths: Record<string, PathItem> = {
       },
     },
   },
-  '/v1/budget/resume': {
-    post: {
-      operationId: 'resumeBudget',
-      tags: ['Usage'],
-      summary: 'End a spending pause',
-      description: 'Ends a pause that an alert rule with action `pause` set, before its period resets. Admin keys only; no body.',
-      parameters: [{ $ref: '#/components/parameters/RequestId' }],
-      responses: {
-        '200': { description: 'Spending is allowed again.', headers: headers(...RATE_LIMIT_HEADERS), content: { 'application/json': { schema: { $ref: '#/components/schemas/BudgetResume' } } } },
-        ...keyedErrors({ '403': keyedRefusal('The key is not an admin key (code admin_required), or the IP filter refuses this client (code ip_not_allowed).') }),
-      },
-    },
-  },
-  '/v1/admin/budget/resume': {
-    post: {
-      operationId: 'resumeBudgetAdmin',
-      tags: ['Usage'],
-      summary: 'End a spending pause',
-      description: 'Ends a pause that an alert rule with action `pause` set, before its period resets, and sends budget.resumed (docs/events.md). Admin keys only; no body. `/v1/budget/resume` is the same operation under its older path.',
-      parameters: [{ $ref: '#/components/parameters/RequestId' }],
-      responses: {
-        '200': { description: 'Spending is allowed again.', headers: headers(...RATE_LIMIT_HEADERS), content: { 'application/json': { schema: { $ref: '#/components/schemas/BudgetResume' } } } },
-        ...keyedErrors({ '403': keyedRefusal('The key is not an admin key (code admin_required), or the IP filter refuses this client (code ip_not_allowed).') }),
-      },
-    },
-  },
+  '/v1/budget/resume': resumeOperation('resumeBudget', 'The older path of POST /v1/admin/budget/resume, kept as an alias.'),
+  '/v1/admin/budget/resume': resumeOperation('resumeBudgetAdmin', 'Ends a pause that an alert rule with action `pause` set, before its period resets, and sends budget.resumed (docs/events.md). Admin keys only; no body.'),
 };
+
+function resumeOperation(operationId: string, description: string) {
+  return {
+    post: {
+      operationId,
+      tags: ['Usage'],
+      summary: 'End a spending pause',
+      description,
+      parameters: [{ $ref: '#/components/parameters/RequestId' }],
+      responses: {
+        '200': { description: 'Spending is allowed again.', headers: headers(...RATE_LIMIT_HEADERS), content: { 'application/json': { schema: { $ref: '#/components/schemas/BudgetResume' } } } },
+        ...keyedErrors({ '403': keyedRefusal('The key is not an admin key (code admin_required), or the IP filter refuses this client (code ip_not_allowed).') }),
+      },
+    },
+  };
+}
