@@ -114,15 +114,13 @@ const MAX_LOOKUPS = 2;
 const MAX_WAITING = 100;
 export const LOOKUP_TIMEOUT_MS = 5000;
 let running = 0;
-const waiting: Array<() => void> = [];
+/** Lookups waiting for a slot; one answered meanwhile (timed out) is skipped. */
+const waiting: Array<{ start(): void; answered(): boolean }> = [];
 
-function limitedLookup(host: string, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void): void {
-  if (running >= MAX_LOOKUPS) {
-    if (waiting.length >= MAX_WAITING) return callback(Object.assign(new Error('too many lookups waiting'), { code: 'EBUSY' }), []);
-    waiting.push(() => limitedLookup(host, callback));
-    return;
-  }
-  running++;
+type LookupOptions = Pick<dns.LookupOptions, 'family' | 'hints'>;
+
+function limitedLookup(host: string, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void, options: LookupOptions = {}): void {
+  if (running >= MAX_LOOKUPS && waiting.length >= MAX_WAITING) return callback(Object.assign(new Error('too many lookups waiting'), { code: 'EBUSY' }), []);
   let answered = false;
   const answer = (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => {
     if (answered) return;
@@ -130,13 +128,27 @@ function limitedLookup(host: string, callback: (error: NodeJS.ErrnoException | n
     clearTimeout(timer);
     callback(error, addresses);
   };
+  // The deadline counts from the call, waiting for a slot included.
   const timer = setTimeout(() => answer(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' }), []), LOOKUP_TIMEOUT_MS);
   timer.unref();
-  dns.lookup(host, { all: true }, (error, addresses) => {
-    running--;
-    waiting.shift()?.();
-    answer(error, addresses ?? []);
-  });
+  const start = () => {
+    running++;
+    dns.lookup(host, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+      running--;
+      nextWaiting();
+      answer(error, addresses ?? []);
+    });
+  };
+  if (running < MAX_LOOKUPS) start();
+  else waiting.push({ start, answered: () => answered });
+}
+
+function nextWaiting(): void {
+  for (let next = waiting.shift(); next; next = waiting.shift()) {
+    if (next.answered()) continue;
+    next.start();
+    return;
+  }
 }
 
 /** A URL's hostname without the brackets of an IPv6 literal, as DNS and net.isIP expect it. */
@@ -169,7 +181,7 @@ export const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (options.all) return callback(null, addresses);
     const [first] = addresses as [dns.LookupAddress];
     callback(null, first.address, first.family);
-  });
+  }, { family: options.family, hints: options.hints });
 };
 
 export function blockedError(reason: string): BlockedAddressError {

@@ -103,7 +103,8 @@ export class Dispatcher {
       const chat = claimed.filter((delivery) => delivery.channel === 'chat');
       const rest = claimed.filter((delivery) => delivery.channel !== 'chat');
       const work = (queue: Delivery[]) => async () => {
-        for (let next = queue.shift(); next && !this.closed; next = queue.shift()) await this.deliver(next);
+        // Checked before a delivery is taken: one taken after a stop would be neither made nor given back.
+        while (!this.closed && queue.length > 0) await this.deliver(queue.shift()!);
       };
       await Promise.all([work(chat)(), ...Array.from({ length: Math.min(CONCURRENCY, rest.length) }, work(rest))]);
       // Stopping: the claims not started are given back, for another replica (or the next start) at once.

@@ -104,6 +104,8 @@ export class FanOut {
 
   /** At a stop: writes what is queued, trying for a few seconds; what still cannot be written is lost, and said. */
   async close(): Promise<void> {
+    // A write under way holds its batch outside the queue: it is waited for (and, failed, put back).
+    await this.flushing;
     for (let attempt = 0; attempt < CLOSE_ATTEMPTS && this.queue.length > 0; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 1000));
       await this.flush();

@@ -171,6 +171,31 @@ for (const engine of ENGINES) {
     );
   });
 
+  t.test(`${engine}: a dispatcher stopping mid-batch makes what it started and gives back the rest at once`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    await outbox.add(Array.from({ length: 20 }, (_, i) => delivery(i)));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const made: string[] = [];
+    const d = dispatcher(outbox, {
+      webhook: async (message) => {
+        await gate;
+        made.push(String(message.data.n));
+        return { statusCode: 200, latencyMs: 1 };
+      },
+    });
+    d.start();
+    t.ok(await waitFor(() => (d as unknown as { running?: Promise<void> }).running !== undefined, 5000), 'a batch is under way');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const closing = d.close();
+    release();
+    await closing;
+    t.equal(made.length, 8, 'the eight in flight were made');
+    const back = await outbox.claim('other', 50, 60_000);
+    t.equal(back.length, 12, 'the twelve not started are claimable at once');
+  });
+
   t.test(`${engine}: the sweeper removes finished deliveries past retention and keeps pending ones`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const outbox = new Outbox(store);
