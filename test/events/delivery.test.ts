@@ -7,6 +7,7 @@ import t from 'tap';
 import { startGateway, call, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { testDataDir } from '../helpers/database.js';
 import { freePort, startReceiver, startSmtp, waitFor } from '../helpers/receivers.js';
+import { startFakeOpenAI, openAIResponder, PROVIDER_KEYS } from '../helpers/fakes.js';
 
 const SECRET = 'a raw secret of the operator, 32+ chars';
 
@@ -165,6 +166,45 @@ t.test('an endpoint answering 410 is disabled; API endpoints may not point at pr
   t.equal(receiver.requests.length, 1, 'a disabled endpoint gets nothing more');
   const enabled = await call(open.url, `/admin/webhooks/${id}`, { method: 'PATCH', body: JSON.stringify({ enabled: true }) });
   t.equal(enabled.json.enabled, true, 'an admin enables it again');
+});
+
+t.test('no alert storm: 1,000 requests refused by a spent budget and a rate limit send one budget.exceeded and nothing else', async (t) => {
+  const receiver = await startReceiver(Buffer.from(SECRET, 'utf8'));
+  t.teardown(() => receiver.close());
+  const upstream = await startFakeOpenAI();
+  t.teardown(() => upstream.close());
+  upstream.fallback = openAIResponder();
+  const gateway = await startGateway(
+    events({
+      OPENAI_API_KEY: PROVIDER_KEYS.openai,
+      OPENAI_BASE_URL: `${upstream.url}/v1`,
+      MODELGATE_WEBHOOK_URL: receiver.url,
+      MODELGATE_DAILY_COST_LIMIT: '0',
+      MODELGATE_RATE_LIMIT_RPM: '600',
+      MODELGATE_RATE_LIMIT_BURST: '1',
+    }),
+  );
+  t.teardown(() => gateway.close());
+  const body = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 });
+  const statuses = new Map<number, number>();
+  const kinds = new Set<string>();
+  for (let sent = 0; sent < 1000; sent += 50) {
+    const answers = await Promise.all(Array.from({ length: 50 }, () => call(gateway.url, '/chat/completions', { body })));
+    for (const answer of answers) {
+      statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+      kinds.add(answer.json?.error?.param);
+    }
+  }
+  t.equal(statuses.get(429), 1000, 'every request refused (the budget, then the rate limit)');
+  t.equal(upstream.requests.length, 0, 'none reached the provider');
+  t.same([...kinds].sort(), ['daily_cost_limit', 'requests_per_minute'], 'refused by both');
+  t.ok(await waitFor(() => receiver.accepted.length >= 1), 'the exceeded budget is said');
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  t.same(
+    receiver.accepted.map((received) => received.json.type),
+    ['budget.exceeded'],
+    'once; refusals of the rate limit wait for their minute to be summed',
+  );
 });
 
 t.test('incomplete settings stop the start with the setting named', async (t) => {
