@@ -49,13 +49,15 @@ export class AlertStates {
     return rows.map((row) => row.subject);
   }
 
-  /** Forgets states resolved before `cutoff` (and past any cool-down). */
-  async sweep(cutoff: number): Promise<void> {
-    await this.store.db.deleteFrom('alert_states').where('state', '=', 'resolved').where('changed_at', '<', cutoff).execute();
-  }
-
-  /** Forgets `kind`'s states fired before `cutoff`, firing or not (markers of things long past, such as an expiry). */
-  async forget(kind: string, cutoff: number): Promise<void> {
-    await this.store.db.deleteFrom('alert_states').where('kind', '=', kind).where('fired_at', '<', cutoff).execute();
+  /**
+   * Forgets states resolved before `resolvedBefore` (past any cool-down), and every state fired
+   * before `firedBefore`: markers of things long over (a key's expiry, a month's exceeded budget),
+   * or an alert firing that long, which then fires again as a reminder.
+   */
+  async sweep(resolvedBefore: number, firedBefore: number): Promise<void> {
+    await this.store.db
+      .deleteFrom('alert_states')
+      .where((eb) => eb.or([eb.and([eb('state', '=', 'resolved'), eb('changed_at', '<', resolvedBefore)]), eb('fired_at', '<', firedBefore)]))
+      .execute();
   }
 }

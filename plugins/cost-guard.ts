@@ -20,6 +20,7 @@ import { consumedUsage } from '../core/consumed.js';
 import { ACTIONS, Alerts, parseRules } from './cost/alerts.js';
 import { AlertResolution } from './cost/alert-resolution.js';
 import { ExceededAlerts } from './cost/exceeded-alerts.js';
+import { AlertStates } from '../core/alert-states.js';
 import { openBudgetStore } from './cost/open-budget.js';
 import { LedgerWriter } from './cost/ledger.js';
 import { SpendHistory } from './cost/spend-history.js';
@@ -96,8 +97,8 @@ interface Held {
   failuresFrom: number;
   /** The key whose budgets it is held on (its spend is counted per key). */
   keyId: string;
-  /** The key's own budgets, nano-dollars per period it limits: its alert rules are evaluated against them. */
-  keyLimits?: Partial<Amounts>;
+  /** The key's own budgets (reserved against, and its alert rules evaluated against them). */
+  key?: KeyBudget;
 }
 
 function refusal(result: Exclude<ReserveResult, { ok: true }>, periods: Periods, limits: Amounts, estimateNano: number, key: KeyBudget | undefined): GatewayError {
@@ -157,7 +158,7 @@ export const costGuard: PluginModule<typeof settings> = {
     // Resolutions and budget.exceeded are sent whether or not rules are evaluated: they are facts, not rules.
     const resolution = new AlertResolution(store, events, logger);
     resolution.start();
-    const exceeded = new ExceededAlerts(records, events, logger);
+    const exceeded = new ExceededAlerts(new AlertStates(store), events, logger);
 
     const budgetEvents = (spent: Amounts): BudgetEvent[] =>
       PERIODS.map((period) => ({ period, spentUsd: toUsd(spent[period]), limitUsd: toUsd(limits[period]), usedRatio: limits[period] > 0 ? spent[period] / limits[period] : 0 }));
@@ -205,16 +206,16 @@ export const costGuard: PluginModule<typeof settings> = {
           headers: { 'x-should-retry': 'false' },
         });
       }
-      const id = await hold(ctx, toNano(usd));
-      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0, keyId: ctx.principal!.keyId, keyLimits: keyBudget(ctx.principal)?.limits };
+      const key = keyBudget(ctx.principal);
+      const id = await hold(ctx, toNano(usd), key);
+      return { id, extra: [], target, model, estimateUsd: usd, failuresFrom: ctx.outcome.failedAttempts?.length ?? 0, keyId: ctx.principal!.keyId, key };
     }
 
     /** Reserves `amount` against every budget, or refuses; returns the reservation's id. */
-    async function hold(ctx: RequestContext, amount: number): Promise<string> {
+    async function hold(ctx: RequestContext, amount: number, key: KeyBudget | undefined): Promise<string> {
       const id = randomUUID();
       const periods = currentPeriods();
       let result: ReserveResult;
-      const key = keyBudget(ctx.principal);
       try {
         result = await budget.reserve(id, amount, periods, limits, key);
       } catch (error) {
@@ -236,7 +237,7 @@ export const costGuard: PluginModule<typeof settings> = {
      */
     async function holdAnother(ctx: RequestContext, held: Held): Promise<void> {
       if (callsBilledAtEstimate(ctx.outcome.failedAttempts, held.failuresFrom, held.target) < 1 + held.extra.length) return;
-      held.extra.push(await hold(ctx, toNano(held.estimateUsd)));
+      held.extra.push(await hold(ctx, toNano(held.estimateUsd), held.key));
     }
 
     /** USD owed for the calls to `held`'s target that were cut off while the provider worked (cost/attempts.ts). */
@@ -258,7 +259,7 @@ export const costGuard: PluginModule<typeof settings> = {
       await released;
       announce(spent);
       await alerts?.evaluate(periods, spent, limits);
-      if (spent.key && held.keyLimits) await alerts?.evaluateKey(held.keyId, periods, spent.key, held.keyLimits);
+      if (spent.key && held.key) await alerts?.evaluateKey(held.keyId, periods, spent.key, held.key.limits);
     }
 
     /**

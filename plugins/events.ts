@@ -277,9 +277,8 @@ export const events: PluginModule<typeof settings> = {
           if (!mine) return;
           // A batch at a time, yielding between: on SQLite each delete holds the event loop.
           while ((await outbox.sweep(Date.now() - keepMs)) > 0) await new Promise((resolve) => setImmediate(resolve));
-          await states.sweep(Date.now() - 7 * 86_400_000);
-          // A key's expiry is announced within its window; a month on, the key has long expired.
-          await states.forget('key.expiring_soon', Date.now() - 30 * 86_400_000);
+          // Markers outlive what they mark: a month's budget, a key's expiry (announced days before).
+          await states.sweep(Date.now() - 7 * 86_400_000, Date.now() - 62 * 86_400_000);
         })
         .catch((error: Error) => logger.warn({ err: error.message }, 'events: old deliveries not swept'));
     }, SWEEP_MS).unref();

@@ -92,7 +92,7 @@ export class AlertResolution {
       .executeTakeFirst();
     if (Number(marked.numUpdatedRows) === 0) return;
     const rule = RULE.exec(row.rule);
-    // Markers that are not threshold rules (a budget's `exceeded`) end silently with their period.
+    // Only rules are recorded here; a row of another shape (a hand edit) ends silently.
     if (!rule) return;
     const [name, periodKey] = row.period.split(':') as [PeriodName, string];
     this.events.emit('notify', {

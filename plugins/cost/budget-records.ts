@@ -52,8 +52,7 @@ export class BudgetRecords {
   /** The rules that fired in each of `periods` (`day:2026-11-25`, …). */
   async fired(periods: readonly string[], scope = GLOBAL): Promise<Array<{ period: string; rule: string }>> {
     if (periods.length === 0) return [];
-    // `exceeded` marks a refusal said once (exceeded-alerts.ts), not a rule.
-    return this.store.db.selectFrom('budget_alerts').select(['period', 'rule']).where('scope', '=', scope).where('period', 'in', periods).where('rule', '!=', 'exceeded').execute();
+    return this.store.db.selectFrom('budget_alerts').select(['period', 'rule']).where('scope', '=', scope).where('period', 'in', periods).execute();
   }
 }
 

@@ -1,10 +1,10 @@
 // budget.exceeded: a budget refused a request because its limit was reached — the gateway's, or a
-// key's own. Sent once per scope and period across replicas (a marker in budget_alerts, rule
-// `exceeded`, written by whoever refuses first), never once per refused request. Recorded after the
-// refusal is answered: the request never waits on it.
+// key's own. Sent once per scope and period across replicas (the shared alert state, fired by
+// whoever refuses first and never resolved: the period's end is the end of it), never once per
+// refused request. Recorded after the refusal is answered: the request never waits on it.
 import type { Logger } from 'pino';
 import type { EventBus } from '../../core/events.js';
-import type { BudgetRecords } from './budget-records.js';
+import type { AlertStates } from '../../core/alert-states.js';
 import { GLOBAL } from './budget-records.js';
 import type { Periods, ReserveResult } from './budget-store.js';
 import { scopeFields } from './alert-resolution.js';
@@ -18,7 +18,7 @@ export class ExceededAlerts {
   private readonly pending = new Set<Promise<void>>();
 
   constructor(
-    private readonly records: BudgetRecords,
+    private readonly states: AlertStates,
     private readonly events: EventBus,
     private readonly logger: Logger,
   ) {}
@@ -30,8 +30,8 @@ export class ExceededAlerts {
     if (this.marked.has(id)) return;
     if (this.marked.size >= MAX_REMEMBERED) this.marked.clear();
     this.marked.add(id);
-    const work = this.records
-      .fire(`${period.name}:${period.key}`, 'exceeded', undefined, scope)
+    const work = this.states
+      .fire('budget.exceeded', id, Number.MAX_SAFE_INTEGER)
       .then((first) => {
         if (!first) return;
         this.events.emit('notify', {

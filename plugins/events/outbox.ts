@@ -39,25 +39,7 @@ export class Outbox {
     await this.store.db
       .insertInto('event_outbox')
       .values(
-        deliveries.map((d) => ({
-          id: newId('dlv'),
-          event_id: d.eventId,
-          event_type: d.eventType,
-          channel: d.channel,
-          endpoint_id: d.endpointId,
-          payload: d.payload,
-          created_at: d.createdAt,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: d.createdAt,
-          lease_until: 0,
-          lease_holder: null,
-          last_status_code: null,
-          last_latency_ms: null,
-          last_error: null,
-          delivered_at: null,
-          replay_of: null,
-        })),
+        deliveries.map((d) => newDelivery({ event_id: d.eventId, event_type: d.eventType, channel: d.channel, endpoint_id: d.endpointId, payload: d.payload }, d.createdAt, null)),
       )
       .execute();
   }
@@ -193,21 +175,7 @@ export class Outbox {
 
   /** A new delivery of `original`'s event to the same destination, with the same event id; due now. */
   async replay(original: Delivery, now = Date.now()): Promise<Delivery> {
-    const row: Delivery = {
-      ...original,
-      id: newId('dlv'),
-      created_at: now,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: now,
-      lease_until: 0,
-      lease_holder: null,
-      last_status_code: null,
-      last_latency_ms: null,
-      last_error: null,
-      delivered_at: null,
-      replay_of: original.id,
-    };
+    const row = newDelivery(original, now, original.id);
     await this.store.db.insertInto('event_outbox').values(row).execute();
     return row;
   }
@@ -243,6 +211,29 @@ export interface AttemptRecord {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+}
+
+/** A delivery of an event to a destination, due at `at`, never attempted. */
+function newDelivery(what: Pick<Delivery, 'event_id' | 'event_type' | 'channel' | 'endpoint_id' | 'payload'>, at: number, replayOf: string | null): Delivery {
+  return {
+    id: newId('dlv'),
+    event_id: what.event_id,
+    event_type: what.event_type,
+    channel: what.channel,
+    endpoint_id: what.endpoint_id,
+    payload: what.payload,
+    created_at: at,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    lease_until: 0,
+    lease_holder: null,
+    last_status_code: null,
+    last_latency_ms: null,
+    last_error: null,
+    delivered_at: null,
+    replay_of: replayOf,
+  };
 }
 
 function attemptRow(deliveryId: string, at: number, ok: boolean, attempt: AttemptResult, error: string | null) {

@@ -1,7 +1,7 @@
 // The resolved half of budget alerts, on a real database: a rule that fired in a period that is
 // over is resolved once (budget.threshold_resolved, period_reset) however many replicas look; an
 // expired pause says budget.resumed (period_reset); an admin's resume resolves the pause rules of the
-// periods in force (admin_resume); `exceeded` markers end silently. Events are routed: a threshold
+// periods in force (admin_resume); a key's rules resolve with their scope. Events are routed: a threshold
 // to its rule's channel, other alerts to every alert channel, non-alerts to none.
 import t from 'tap';
 import { pino } from 'pino';
@@ -35,7 +35,7 @@ for (const engine of ENGINES) {
     const today = currentPeriods(now);
     const yesterday = currentPeriods(now - 86_400_000);
     await records.fire(`day:${yesterday.day.key}`, '0.5:email');
-    await records.fire(`day:${yesterday.day.key}`, 'exceeded', undefined, 'key:key_x');
+    await records.fire(`day:${yesterday.day.key}`, '0.8:email', undefined, 'key:key_x');
     await records.fire(`day:${today.day.key}`, '0.8:chat');
     await records.fire(`day:${yesterday.day.key}`, '1:pause', { period: 'day', periodKey: yesterday.day.key, threshold: 1, until: now - 1000 });
     const bus = new EventBus();
@@ -46,15 +46,20 @@ for (const engine of ENGINES) {
     const resolved = sent.filter((n) => n.type === 'budget.threshold_resolved').map((n) => n.data);
     t.same(
       resolved.map((d) => `${d.threshold}:${d.action}`).sort(),
-      ['0.5:email', '1:pause'],
-      "yesterday's rules, once each; today's stays open; exceeded ends silently",
+      ['0.5:email', '0.8:email', '1:pause'],
+      "yesterday's rules, once each; today's stays open",
+    );
+    t.match(
+      resolved.find((d) => d.scope === 'key'),
+      { key_id: 'key_x', threshold: 0.8 },
+      "a key's rule, in its scope",
     );
     t.match(resolved[0], { scope: 'global', key_id: null, period: 'day', period_key: yesterday.day.key, reason: 'period_reset' });
     const resumed = sent.filter((n) => n.type === 'budget.resumed');
     t.equal(resumed.length, 1, 'the expired pause, once');
     t.same(resumed[0]!.data, { scope: 'global', period: 'day', period_key: yesterday.day.key, reason: 'period_reset' });
     await replicas[0]!.tick(now + 1000);
-    t.equal(sent.length, 3, 'nothing twice');
+    t.equal(sent.length, 4, 'nothing twice');
   });
 
   t.test(`${engine}: many open markers of the current period do not hold back a past period's resolution`, async (t) => {
@@ -62,7 +67,7 @@ for (const engine of ENGINES) {
     const records = new BudgetRecords(store);
     const now = Date.now();
     const month = currentPeriods(now).month.key;
-    for (let i = 0; i < 520; i++) await records.fire(`month:${month}`, 'exceeded', undefined, `key:key_${i}`);
+    for (let i = 0; i < 520; i++) await records.fire(`month:${month}`, '0.5:chat', undefined, `key:key_${i}`);
     const yesterday = currentPeriods(now - 86_400_000).day.key;
     await records.fire(`day:${yesterday}`, '0.5:chat');
     const bus = new EventBus();

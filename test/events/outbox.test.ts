@@ -13,6 +13,9 @@ import { Dispatcher, SkipDelivery, type Sender } from '../../plugins/events/disp
 import { afterFailure, ALERT_RETRY_HORIZON_MS } from '../../plugins/events/retry-policy.js';
 import { DeliveryError, type Channel } from '../../plugins/events/types.js';
 import { AlertStates } from '../../core/alert-states.js';
+import { Anonymizer } from '../../core/anonymize.js';
+import { FanOut } from '../../plugins/events/fan-out.js';
+import { sql } from 'kysely';
 import { waitFor } from '../helpers/receivers.js';
 
 const silent = pino({ level: 'silent' });
@@ -196,6 +199,26 @@ for (const engine of ENGINES) {
     t.equal(back.length, 12, 'the twelve not started are claimable at once');
   });
 
+  t.test(`${engine}: a database that stops taking deliveries keeps them queued; they reach the outbox once it does`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    const endpoints = new Endpoints(store);
+    await endpoints.create({ url: 'http://receiver.test/a', description: null, eventTypes: ['*'], enabled: true });
+    let written = 0;
+    const fanOut = new FanOut({ outbox, endpoints, webhooks: true, alertChannels: new Set(), anonymizer: new Anonymizer({ enabled: false, fields: [], key: Buffer.alloc(32) }), logger: silent, written: () => written++ });
+    // The table goes away (as the database would): writes fail for real.
+    await sql`alter table event_outbox rename to event_outbox_away`.execute(store.db);
+    fanOut.accept({ type: 'key.revoked', data: { key_id: 'key_1', name: null, expires_at: null, by_key_id: null } });
+    await fanOut.flush();
+    t.equal(fanOut.queued, 1, 'kept in memory');
+    t.equal(written, 0);
+    await sql`alter table event_outbox_away rename to event_outbox`.execute(store.db);
+    await fanOut.close();
+    t.equal(fanOut.queued, 0);
+    t.equal(written, 1, 'written once the database takes it');
+    t.equal(await outbox.pending(), 1);
+  });
+
   t.test(`${engine}: the sweeper removes finished deliveries past retention and keeps pending ones`, async (t) => {
     const store = await openTestStore(t, engine, { migrated: true });
     const outbox = new Outbox(store);
@@ -219,5 +242,12 @@ for (const engine of ENGINES) {
     );
     t.equal(await states[0]!.fire('provider.down', 'openai', 60_000, 1_030_000), false, 'within the cool-down');
     t.equal(await states[0]!.fire('provider.down', 'openai', 60_000, 1_061_000), true, 'after it');
+    await states[0]!.fire('key.expiring_soon', 'key_1@1', Number.MAX_SAFE_INTEGER, 1_000);
+    await states[0]!.fire('error_rate.high', 'gateway', 0, 2_000_000);
+    await states[0]!.resolve('error_rate.high', 'gateway', 2_000_100);
+    await states[0]!.sweep(2_000_050, 500_000);
+    t.same(await states[0]!.firing('key.expiring_soon'), [], 'a marker long past is forgotten');
+    t.same(await states[0]!.firing('provider.down'), ['openai'], 'a recent alert stays');
+    t.equal(await states[0]!.fire('error_rate.high', 'gateway', 60_000, 2_000_200), false, 'a resolution newer than the cut stays (its cool-down holds)');
   });
 }
