@@ -11,7 +11,6 @@ import { anonymizeLogs, createLogger, linesWritten, loggingSettings, type Loggin
 import { LogRetention } from './log-retention.js';
 import { rememberSecrets } from './redact.js';
 import { catalogSettings, loadCatalog, CatalogFileError, type Catalog } from './catalog.js';
-import { plannedSettings, PLANNED } from './planned-settings.js';
 import { redisSettings, createRedis, type RedisSettings } from './redis.js';
 import { storeSettings, type StoreSettings } from './store/settings.js';
 import { openStore, type Store } from './store/database.js';
@@ -52,6 +51,7 @@ import { cache } from '../plugins/cache.js';
 import { router } from '../plugins/router.js';
 import { failover } from '../plugins/failover.js';
 import { events } from '../plugins/events.js';
+import { experiments } from '../plugins/experiments.js';
 import { openai } from '../providers/openai/index.js';
 import { anthropic } from '../providers/anthropic/index.js';
 import { google } from '../providers/google/index.js';
@@ -67,11 +67,11 @@ import type { Provider, ProviderModule } from './provider.js';
  * Events adds none either: it delivers what the others notify, so it is created before them and
  * closed after them (nothing they say while closing is lost).
  */
-export const PIPELINE: readonly PluginModule[] = [metrics, events, ipFilter, keys, auth, chatBody, rateLimit, costGuard, cache, router, failover];
+export const PIPELINE: readonly PluginModule[] = [metrics, events, ipFilter, keys, auth, chatBody, experiments, rateLimit, costGuard, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
-export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, responsesSettings, recordSettings, plannedSettings];
+export const CORE_SETTINGS: readonly SettingsSchema[] = [serverSettings, loggingSettings, catalogSettings, redisSettings, storeSettings, responsesSettings, recordSettings];
 
 export function allSettings(): SettingsSchema[] {
   return [...CORE_SETTINGS, ...PIPELINE.map((p) => p.settings), ...PROVIDERS.map((p) => p.settings)];
@@ -136,7 +136,6 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
       `MODELGATE_MAX_CONNECTIONS is too high for the open-files limit (${files}): lower it below ${Math.max(1, Math.floor(files / 2) - OVERFLOW_CONNECTIONS)} or raise ulimit -n`,
     );
   }
-  for (const name of config.explicit) if (PLANNED.has(name)) logger.warn({ setting: name }, 'setting declared but not acted on yet');
 
   const providers = new Map<string, Provider>(PROVIDERS.map((module) => [module.name, module.create(values)]));
   if (![...providers.values()].some((provider) => provider.configured)) {

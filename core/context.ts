@@ -147,6 +147,15 @@ export interface Outcome {
   failedAttempts: FailedAttempt[];
 }
 
+/** The experiment arm a request was assigned (plugins/experiments.ts). */
+export interface Assignment {
+  experimentId: string;
+  experimentName: string;
+  arm: string;
+  /** The unit as the request gave it (its `user`, key id or header); stored only as a pseudonym. */
+  unit: string;
+}
+
 export interface RequestContext {
   readonly id: string;
   readonly req: IncomingMessage;
@@ -167,6 +176,8 @@ export interface RequestContext {
   readonly log: Logger;
   principal?: Principal;
   chat?: ChatState;
+  /** Set when the request entered an A/B experiment: the cache keeps arms apart, the experiment records it. */
+  experiment?: Assignment;
   /** The failover chain chosen by the router, best first. */
   candidates?: Target[];
   /** The strategy the router used. */

@@ -25,6 +25,8 @@ export const ERROR_KINDS = {
   key_not_found: { status: 404, type: 'invalid_request_error', code: 'key_not_found', message: 'No API key has this id' },
   webhook_not_found: { status: 404, type: 'invalid_request_error', code: 'webhook_not_found', message: 'No webhook endpoint has this id' },
   delivery_not_found: { status: 404, type: 'invalid_request_error', code: 'delivery_not_found', message: 'This webhook endpoint has no delivery with this id' },
+  experiment_not_found: { status: 404, type: 'invalid_request_error', code: 'experiment_not_found', message: 'No experiment has this id' },
+  request_not_found: { status: 404, type: 'invalid_request_error', code: 'request_not_found', message: 'No request of this key with this id is in an experiment' },
   record_not_found: { status: 404, type: 'invalid_request_error', code: 'record_not_found', message: 'No request record has this id' },
   response_not_found: { status: 404, type: 'invalid_request_error', code: 'response_not_found', message: 'Response not found' },
   route_not_found: { status: 404, type: 'invalid_request_error', code: 'unknown_url', message: 'Unknown endpoint' },

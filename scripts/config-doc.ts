@@ -30,13 +30,13 @@ const SEE_ALSO: Record<string, string> = {
   cache: 'cache.md',
   router: 'routing.md',
   failover: 'routing.md#failover',
+  experiments: 'experiments.md',
   openai: 'providers/openai-compatible.md',
   anthropic: 'providers/anthropic.md',
   google: 'providers/google.md',
   cohere: 'providers/cohere.md',
   mistral: 'providers/mistral.md',
   custom: 'providers/openai-compatible.md',
-  'Declared, not built yet': '../README.md#not-built-yet',
 };
 
 const SECTIONS: Array<{ kind: GroupKind; title: string; intro: string }> = [
@@ -90,8 +90,7 @@ gateway declares beside its code, so they list exactly what the gateway reads.
   catalog file — is checked while the gateway assembles, still before it listens, with the same
   exit status.
 - **Typos are reported.** A \`MODELGATE_*\` variable that no part declares is logged at boot as
-  \`unknown setting ignored (typo?)\`. A setting of a feature not built yet is accepted and logged
-  as \`setting declared but not acted on yet\`.
+  \`unknown setting ignored (typo?)\`.
 
 Not settings of the gateway, so not listed below: \`DEMO_FAILURE_RATE\` (default 0.05) and
 \`DEMO_SPEED\` (default 1; 0 removes the simulated latency) tune \`npm run demo\`;
@@ -158,7 +157,7 @@ function table(group: SettingsGroup): string[] {
 }
 
 function groupSection(group: SettingsGroup, level: string, note = ''): string[] {
-  const heading = group.kind === 'core' || group.kind === 'planned' ? group.name : `\`${group.name}\``;
+  const heading = group.kind === 'core' ? group.name : `\`${group.name}\``;
   const where = group.file ? `Declared in \`${group.file}\`. ` : '';
   const seeAlso = SEE_ALSO[group.name];
   if (!seeAlso) throw new Error(`config-doc: no page explains the settings of ${group.name}`);
@@ -171,7 +170,7 @@ function contents(): string[] {
   for (const section of SECTIONS) {
     lines.push(`- [${section.title}](#${headingAnchor(section.title)}): ${SETTINGS_GROUPS.filter((g) => g.kind === section.kind).map((g) => `[${g.kind === 'core' ? g.name : `\`${g.name}\``}](#${headingAnchor(g.name)})`).join(', ')}`);
   }
-  lines.push(`- [Declared, not built yet](#${headingAnchor('Declared, not built yet')})`, '- [Per-environment variants](#per-environment-variants)');
+  lines.push('- [Per-environment variants](#per-environment-variants)');
   return lines;
 }
 
@@ -202,8 +201,6 @@ export function renderConfigDoc(): string {
     lines.push('', `## ${section.title}`, '', section.intro);
     for (const group of SETTINGS_GROUPS.filter((g) => g.kind === section.kind)) lines.push(...groupSection(group, '###'));
   }
-  const planned = SETTINGS_GROUPS.find((group) => group.kind === 'planned')!;
-  lines.push(...groupSection(planned, '##', 'Nothing acts on these settings yet: they are declared so that a typo or a bad value fails at boot like any other. '));
   lines.push(...variantsTable(), '');
   return lines.join('\n');
 }

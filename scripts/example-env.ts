@@ -41,8 +41,6 @@ function title(group: SettingsGroup): string {
       return `pipeline step: ${group.name}`;
     case 'provider':
       return `provider: ${group.name}`;
-    case 'planned':
-      return `${group.file} (declared, not acted on yet)`;
   }
 }
 

@@ -11,9 +11,8 @@ import { redisSettings } from '../core/redis.js';
 import { storeSettings } from '../core/store/settings.js';
 import { responsesSettings } from '../core/responses/store.js';
 import { recordSettings } from '../core/records/settings.js';
-import { plannedSettings } from '../core/planned-settings.js';
 
-export type GroupKind = 'core' | 'pipeline' | 'provider' | 'planned';
+export type GroupKind = 'core' | 'pipeline' | 'provider';
 
 export interface SettingsGroup {
   /** The owner as a reader names it: `Server`, `rate-limit`, `openai`. */
@@ -36,7 +35,6 @@ export const SETTINGS_GROUPS: readonly SettingsGroup[] = [
   core('Request records and data protection', 'core/records/settings.ts', recordSettings),
   ...PIPELINE.map((plugin): SettingsGroup => ({ name: plugin.name, kind: 'pipeline', schema: plugin.settings })),
   ...PROVIDERS.map((provider): SettingsGroup => ({ name: provider.name, kind: 'provider', schema: provider.settings })),
-  { name: 'Declared, not built yet', kind: 'planned', file: 'core/planned-settings.ts', schema: plannedSettings },
 ];
 // A schema added to the app but not here would be validated at boot and documented nowhere.
 if (SETTINGS_GROUPS.length !== CORE_SETTINGS.length + PIPELINE.length + PROVIDERS.length) throw new Error('a settings group is missing here');

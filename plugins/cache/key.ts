@@ -1,5 +1,5 @@
-// The cache key: a hash of the tenant, the key's allowed models if it is restricted, and everything
-// in the request that can change the answer.
+// The cache key: a hash of the tenant, the key's allowed models if it is restricted, the experiment
+// arm the request was assigned, and everything in the request that can change the answer.
 // `stream` and `stream_options` are left out, so a streamed answer serves a non-stream request and
 // the other way round. Object keys are sorted and null fields dropped (null means "unset" in the
 // OpenAI API), so the same request written differently still matches. Per-request overrides (the
@@ -31,7 +31,9 @@ export function cacheKey(ctx: RequestContext): string {
   // A key restricted to some models never shares answers with keys allowed others: a cached answer
   // of a model outside its set would be served before the router could refuse it.
   const allowed = ctx.principal?.allowedModels ? [...ctx.principal.allowedModels].sort() : undefined;
-  const canonical = canonicalJson({ tenant: ctx.principal?.tenant ?? '', allowed, request, overrides });
+  // An arm's answers are its own: never served to another arm (nor to traffic outside the experiment).
+  const experiment = ctx.experiment && `${ctx.experiment.experimentId}/${ctx.experiment.arm}`;
+  const canonical = canonicalJson({ tenant: ctx.principal?.tenant ?? '', allowed, experiment, request, overrides });
   return `${KEY_SPACE}${VERSION}${createHash('sha256').update(canonical).digest('base64url')}`;
 }
 

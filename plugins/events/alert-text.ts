@@ -47,7 +47,7 @@ function errorRateFacts(data: Record<string, unknown>): Array<[string, string]> 
   ];
 }
 
-const EXPERIMENT_ENDINGS: Record<string, string> = { duration: 'its planned duration ended', stopped: 'it was stopped', promoted: 'a variant was promoted' };
+const EXPERIMENT_ENDINGS: Record<string, string> = { duration: 'its planned duration ended', decision: 'its decision was reached', stopped: 'it was stopped', promoted: 'an arm was promoted' };
 
 const descriptions: Record<string, Describe> = {
   ...budgetDescriptions,

@@ -185,8 +185,8 @@ const CATALOGUE = {
     fields: {
       experiment_id: text('The experiment.'),
       name: text("The experiment's name."),
-      reason: oneOf(['duration', 'stopped', 'promoted'] as const, 'It ran its course, an admin stopped it, or an admin promoted a variant.'),
-      winner: textOrNull('The variant promoted or leading; null when none.'),
+      reason: oneOf(['duration', 'decision', 'stopped', 'promoted'] as const, 'It reached its end date, its decision (with early stop on), an admin stopped it, or an admin promoted an arm.'),
+      winner: textOrNull('The arm promoted, or the winner the decision named when it ended; null when none.'),
     },
   },
 } as const satisfies { [T in EventType]: Entry };

@@ -87,17 +87,17 @@ export function compare(control: Estimate, treatment: Estimate, options: { alpha
 }
 
 /**
- * The mixture scale tau for compare: the size of effect the test is most sensitive to. It is
- * mde·|control.mean| (mde relative, e.g. 0.05) when that is positive, else mde standard
- * deviations of one observation (pooled over both arms); never 0.
+ * The mixture scale tau for compare: the size of effect the test is most sensitive to. The larger
+ * of mde·|control.mean| (mde relative, e.g. 0.05) and mde standard deviations of one observation
+ * (pooled over both arms); never 0. The second keeps rates near 0 testable: 5% of a 1% error rate
+ * is a change no one asks about, and a tau that small makes the sequence needlessly wide.
  */
 export function mixtureScale(control: Estimate, treatment: Estimate, mde: number): number {
   if (!(mde > 0) || !Number.isFinite(mde)) throw new RangeError(`mde must be a positive number, got ${mde}`);
   const relative = mde * Math.abs(control.mean);
-  if (relative > 0 && Number.isFinite(relative)) return relative;
   const pooled = Math.sqrt(pooledObservationVariance(control, treatment));
-  const absolute = mde * pooled;
-  if (absolute > 0 && Number.isFinite(absolute)) return absolute;
+  const scale = Math.max(Number.isFinite(relative) ? relative : 0, Number.isFinite(pooled) ? mde * pooled : 0);
+  if (scale > 0) return scale;
   return 1e-9 * Math.max(1, Math.abs(control.mean), Math.abs(treatment.mean));
 }
 

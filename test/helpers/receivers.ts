@@ -108,11 +108,11 @@ export async function startReceiver(secret?: string | Uint8Array, port = 0): Pro
   });
 }
 
-/** Polls `done` every 50 ms until it holds or `ms` passed; returns whether it held. */
-export async function waitFor(done: () => boolean, ms = 20_000): Promise<boolean> {
+/** Polls `done` (it may be async) every 50 ms until it holds or `ms` passed; returns whether it held. */
+export async function waitFor(done: () => boolean | Promise<boolean>, ms = 20_000): Promise<boolean> {
   const until = Date.now() + ms;
   while (Date.now() < until) {
-    if (done()) return true;
+    if (await done()) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return done();

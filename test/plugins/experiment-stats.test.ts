@@ -148,6 +148,9 @@ t.test('known answers', async (t) => {
     t.equal(mixtureScale(control, treatment, 0.05), 0.2, 'mde·|control mean|');
     // Control mean 0: per-observation variances 0.02·200 = 4 and 0.01·200 = 2, pooled 3.
     t.ok(Math.abs(mixtureScale({ ...control, mean: 0 }, treatment, 0.1) - 0.1 * Math.sqrt(3)) < 1e-12, 'mde·pooled sd');
+    // A 1% rate with a standard deviation of 0.1 per observation: 5% of the sd, not 5% of the mean.
+    const rate: Estimate = { mean: 0.01, variance: 0.0001, units: 100, n: 100 };
+    t.ok(Math.abs(mixtureScale(rate, rate, 0.05) - 0.005) < 1e-12, 'the larger of the two: mde·pooled sd');
     const nothing: Estimate = { mean: 0, variance: 0, units: 10, n: 10 };
     t.ok(mixtureScale(nothing, nothing, 0.1) > 0, 'never 0');
     t.throws(() => mixtureScale(control, treatment, 0), RangeError);

@@ -12,5 +12,6 @@ import { responses } from './0007_responses.js';
 import { analytics } from './0008_analytics.js';
 import { requestRecords } from './0009_request_records.js';
 import { events } from './0010_events.js';
+import { experiments } from './0011_experiments.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords, events];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords, events, experiments];

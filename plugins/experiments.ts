@@ -1,0 +1,163 @@
+// A/B experiments (docs/experiments.md): a step right after the body is read puts a request that
+// matches a running experiment into an arm — a deterministic hash of the experiment and the unit —
+// and sends it there (the arm's model, its routing strategy); every later step (limits, budgets,
+// cache, routing, failover) then treats it as any other request. The answer carries
+// `x-modelgate-experiment: <experiment>/<arm>`; after the response an exposure row is queued and
+// written in a batch. With nothing running or promoted the step costs one array length check.
+// Also here: the admin API of experiments, POST /v1/feedback, and the check that ends experiments.
+// Reads MODELGATE_AB_TESTING_*.
+import { defineSettings, type SettingsOf } from '../core/settings.js';
+import type { PluginModule } from '../core/pipeline.js';
+import type { RequestContext } from '../core/context.js';
+import type { CatalogModel } from '../core/catalog.js';
+import { Lab } from './experiments/lab.js';
+import { applyArm, armFor, draw, matches, unitOf, type ModelName } from './experiments/assign.js';
+import { ExposureWriter, newExposureId } from './experiments/exposures.js';
+import { experimentAdminRoutes } from './experiments/admin-routes.js';
+import { feedbackRoute } from './experiments/feedback.js';
+
+const settings = defineSettings({
+  MODELGATE_AB_TESTING_ENABLED: {
+    type: 'boolean',
+    default: false,
+    description: 'Run A/B experiments defined at /v1/admin/experiments. Off: they can be drafted and read, not started, and none assigns requests (a promoted arm still routes).',
+  },
+  MODELGATE_AB_TESTING_DURATION: { type: 'integer', default: 7, minimum: 1, maximum: 365, description: 'Days an experiment runs when it does not say (`duration_days`).' },
+  MODELGATE_AB_TESTING_METRICS: {
+    type: 'array',
+    default: [],
+    items: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
+    description: 'Metrics an experiment compares when it does not say: `cost` (measured), `quality_score` (0..1) and `user_satisfaction` (1–5) from POST /v1/feedback, or any other feedback metric name. Empty: `cost`.',
+  },
+  MODELGATE_AB_TESTING_EARLY_STOP: {
+    type: 'boolean',
+    default: false,
+    description: 'Finish an experiment as soon as its decision names a winner (the test stays valid however often it is looked at), not only at its end date. An experiment may say otherwise (`early_stop`).',
+  },
+  MODELGATE_AB_TESTING_CHECK_INTERVAL: {
+    type: 'integer',
+    default: 5,
+    minimum: 1,
+    maximum: 3600,
+    description: 'Seconds between two reads of the running experiments by each replica (a change made on another replica applies within this), and between two checks for experiments to finish.',
+  },
+});
+
+export type ExperimentSettings = SettingsOf<typeof settings>;
+
+/** Exposures go to the database about this often. */
+const FLUSH_MS = 1000;
+
+export const experiments: PluginModule<typeof settings> = {
+  name: 'experiments',
+  settings,
+  async create(values, deps) {
+    const s = values as ExperimentSettings;
+    const { catalog, providers, logger } = deps;
+    const store = deps.store();
+
+    /** What the router would route a name to: an id or alias, or `provider/model`. */
+    const resolveModel = (name: string): readonly ModelName[] => {
+      const found: readonly CatalogModel[] = catalog.find(name);
+      if (found.length > 0) return found;
+      const slash = name.indexOf('/');
+      const provider = slash > 0 ? providers.get(name.slice(0, slash)) : undefined;
+      if (!provider) return [];
+      const model = name.slice(slash + 1);
+      const pinned = catalog.get(provider.name, model);
+      if (pinned) return [pinned];
+      return provider.acceptsUnlistedModels && model !== '' ? [{ provider: provider.name, id: model, aliases: [] }] : [];
+    };
+
+    const lab = new Lab({
+      store,
+      logger,
+      enabled: s.MODELGATE_AB_TESTING_ENABLED,
+      defaults: { metrics: s.MODELGATE_AB_TESTING_METRICS, durationDays: s.MODELGATE_AB_TESTING_DURATION, earlyStop: s.MODELGATE_AB_TESTING_EARLY_STOP },
+      resolveModel,
+      notify: (notification) => deps.events.emit('notify', notification),
+    });
+    await lab.refresh();
+    const exposures = new ExposureWriter(store, logger, FLUSH_MS);
+
+    let checking: Promise<void> | undefined;
+    const timer = setInterval(() => {
+      if (checking) return;
+      checking = lab
+        .refresh()
+        .then(() => (s.MODELGATE_AB_TESTING_ENABLED ? lab.finish() : undefined))
+        .catch((error: Error) => logger.warn({ err: error.message }, 'experiments: could not read or finish experiments; the last list stays in force'))
+        .finally(() => (checking = undefined));
+    }, s.MODELGATE_AB_TESTING_CHECK_INTERVAL * 1000);
+    timer.unref();
+
+    function assign(ctx: RequestContext): void {
+      for (const experiment of lab.live) {
+        if (!matches(experiment, ctx)) continue;
+        if (experiment.promotedArm) {
+          applyArm(ctx, experiment.promotedArm);
+          return;
+        }
+        const unit = unitOf(experiment, ctx);
+        if (unit === undefined) continue;
+        const percent = experiment.definition.match.percent;
+        if (percent < 100 && draw(experiment.id, 'enter', unit) * 100 >= percent) continue;
+        const arm = armFor(experiment, unit);
+        applyArm(ctx, arm);
+        ctx.experiment = { experimentId: experiment.id, experimentName: experiment.name, arm: arm.name, unit };
+        ctx.responseHeaders['x-modelgate-experiment'] = `${experiment.name}/${arm.name}`;
+        return;
+      }
+    }
+
+    return {
+      name: 'experiments',
+      step: {
+        name: 'experiments',
+        scope: 'chat',
+        handle(ctx, next) {
+          // Vectors of different models are not comparable: embeddings never enter an experiment.
+          if (lab.live.length > 0 && ctx.chat && ctx.chat.api !== 'embeddings') assign(ctx);
+          return next();
+        },
+      },
+      routes: [
+        ...experimentAdminRoutes({ lab, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
+        feedbackRoute({ store, experiments: lab.experiments, exposures, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
+      ],
+      observe(ctx) {
+        const assignment = ctx.experiment;
+        if (!assignment) return;
+        const outcome = ctx.outcome;
+        const status = ctx.status ?? 0;
+        const first = ctx.candidates?.[0];
+        // Answered by another model than the arm's first choice: recorded, and not the arm's success.
+        const failedOver = outcome.target !== undefined && first !== undefined && outcome.target.model.id !== first.model.id;
+        exposures.add({
+          id: newExposureId(),
+          experiment_id: assignment.experimentId,
+          arm: assignment.arm,
+          request_id: ctx.id,
+          key_id: ctx.principal?.keyId ?? '',
+          unit: deps.anonymizer.pseudonym(`${assignment.experimentId}\u0000${assignment.unit}`),
+          at: Date.now(),
+          status,
+          error: status >= 500 || outcome.interrupted === 'upstream_error' || failedOver ? 1 : 0,
+          failed_over: failedOver ? 1 : 0,
+          cache_hit: outcome.cache === 'HIT' ? 1 : 0,
+          provider: outcome.target?.provider.name ?? null,
+          model: outcome.target?.model.id ?? null,
+          cost_nano: Math.round((outcome.cost ?? 0) * 1e9),
+          latency_ms: Math.round(performance.now() - ctx.startedAt),
+          prompt_tokens: outcome.usage?.prompt_tokens ?? 0,
+          completion_tokens: outcome.usage?.completion_tokens ?? 0,
+        });
+      },
+      async close() {
+        clearInterval(timer);
+        await checking;
+        await exposures.close();
+      },
+    };
+  },
+};
