@@ -11,6 +11,7 @@ import { usageSchemas } from './schemas/usage.js';
 import { analyticsSchemas } from './schemas/analytics.js';
 import { keySchemas } from './schemas/keys.js';
 import { webhookSchemas } from './schemas/webhooks.js';
+import { experimentSchemas } from './schemas/experiments.js';
 import { responsesSchemas } from './schemas/responses.js';
 import { embeddingsSchemas } from './schemas/embeddings.js';
 import { chatPaths } from './paths/chat.js';
@@ -23,6 +24,7 @@ import { analyticsPaths } from './paths/analytics.js';
 import { gatewayPaths } from './paths/gateway.js';
 import { keyPaths } from './paths/keys.js';
 import { webhookPaths } from './paths/webhooks.js';
+import { experimentPaths } from './paths/experiments.js';
 import { recordPaths } from './paths/records.js';
 import { recordSchemas } from './schemas/records.js';
 import type { Method, OpenApiDocument, PathItem } from './types.js';
@@ -70,8 +72,10 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Providers', description: 'The providers behind the gateway.' },
       { name: 'Usage', description: 'Spend and budgets.' },
       { name: 'Analytics', description: 'Usage, cost, error and performance reports from the rollups.' },
+      { name: 'Feedback', description: 'Ratings of answers, for the A/B experiments they entered.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
       { name: 'Webhooks', description: 'Outbound webhook endpoints and their deliveries: the admin API (admin keys only).' },
+      { name: 'Experiments', description: 'A/B experiments between models or routing strategies, their results and decision: the admin API (admin keys only).' },
       { name: 'Request records', description: 'Stored request records (MODELGATE_REQUEST_RECORDS): the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
     ],
@@ -79,13 +83,13 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       ...chatPaths(options.overrides),
       ...responsesPaths(options.overrides),
       ...embeddingsPaths(options.overrides),
-      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...webhookPaths, ...recordPaths, ...gatewayPaths },
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...webhookPaths, ...experimentPaths, ...recordPaths, ...gatewayPaths },
     components: {
       schemas: {
         ...chatSchemas(options.overrides),
         ...responsesSchemas(options.overrides),
         ...embeddingsSchemas(options.overrides),
-        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...webhookSchemas, ...recordSchemas },
+        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...webhookSchemas, ...experimentSchemas, ...recordSchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

@@ -40,6 +40,10 @@ export const HEADERS = {
     description: "USD the request cost: its usage times the catalog price, 0 on a cache hit. Absent when the model has no price. A stream a provider answers sends it as an HTTP trailer (see Trailer), since the usage is known only at its end.",
     schema: { type: 'number', minimum: 0 },
   },
+  'x-modelgate-experiment': {
+    description: '`<experiment>/<arm>`: the request entered this A/B experiment and was sent to this arm (docs/experiments.md). Absent otherwise. On a refusal too, when the request was refused after it was assigned.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
+  },
   'cache-control': { description: '`no-store`: the answer depends on the key that asked.', required: true, schema: { type: 'string', enum: ['no-store'] } },
   trailer: { description: 'Announces the x-modelgate-cost trailer of a stream a provider answers.', schema: { type: 'string', enum: ['x-modelgate-cost'] } },
 } as const satisfies Record<string, Header>;

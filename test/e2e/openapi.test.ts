@@ -430,6 +430,81 @@ t.test('the admin API of webhooks, as documented', async (t) => {
   await exchange(t, gateway, { ...one, method: 'DELETE' }, 404);
 });
 
+t.test('the admin API of experiments, and feedback, as documented', async (t) => {
+  // A/B testing on, so experiments start; its arms are two models the fake OpenAI serves.
+  const lab = await startGateway(
+    { OPENAI_API_KEY: PROVIDER_KEYS.openai, OPENAI_BASE_URL: `${upstream.url}/v1`, MODELGATE_RETRIES: '0', MODELGATE_AB_TESTING_ENABLED: 'true' },
+    { keyStores: [tenant] },
+  );
+  t.teardown(() => lab.close());
+  const create = { operation: '/v1/admin/experiments', method: 'POST' };
+  const definition = {
+    name: 'mini-vs-4o',
+    status: 'draft',
+    match: { model: 'gpt-4o-mini' },
+    unit: 'user',
+    arms: [{ name: 'mini', model: 'gpt-4o-mini' }, { name: 'big', model: 'gpt-4o' }],
+    metrics: ['cost', 'user_satisfaction'],
+  };
+  const created = await exchange(t, lab, { ...create, body: definition }, 201);
+  const experiment = JSON.parse(created.text);
+  t.match(experiment, { object: 'experiment', status: 'draft', control: 'mini' });
+  await exchange(t, lab, { ...create, body: definition }, 409);
+  await exchange(t, lab, { ...create, body: { ...definition, name: 'one-arm', arms: [{ name: 'only', model: 'gpt-4o' }] } }, 400);
+  await exchange(t, lab, { ...create, body: { ...definition, name: 'unknown-model', arms: [{ name: 'a', model: 'gpt-nope' }, { name: 'b', model: 'gpt-4o' }] } }, 400);
+  await exchange(t, lab, { ...create, body: '{"name":' }, 400);
+  await exchange(t, lab, { ...create, key: TENANT_KEY, body: definition }, 403);
+  await exchange(t, lab, { ...create, body: { ...definition, name: 'big', description: 'x'.repeat(40_000) } }, 413);
+
+  const list = { operation: '/v1/admin/experiments' };
+  const page = JSON.parse((await exchange(t, lab, { ...list, path: '/v1/admin/experiments?limit=1&status=draft' }, 200)).text);
+  t.equal(page.data[0].id, experiment.id);
+  await exchange(t, lab, { ...list, path: '/v1/admin/experiments?status=nope' }, 400);
+
+  const one = { operation: '/v1/admin/experiments/{id}', path: `/v1/admin/experiments/${experiment.id}` };
+  const read = JSON.parse((await exchange(t, lab, one, 200)).text);
+  t.match(read.results, { arms: [{ name: 'mini', requests: 0 }, { name: 'big', requests: 0 }], decision: { winner: null, method: 'msprt' } });
+  await exchange(t, lab, { ...one, path: `/v1/admin/experiments/exp_${'0'.repeat(24)}` }, 404);
+  await exchange(t, lab, { ...one, path: '/v1/admin/experiments/nope' }, 404);
+  await exchange(t, lab, { ...one, method: 'PATCH', body: { description: 'Is the small model enough?' } }, 200);
+  await exchange(t, lab, { ...one, method: 'PATCH', body: { alpha: 0.5 } }, 400);
+  const promote = { operation: '/v1/admin/experiments/{id}/promote', method: 'POST', path: `${one.path}/promote` };
+  await exchange(t, lab, { ...promote, body: { arm: 'big' } }, 409); // a draft
+  const started = await exchange(t, lab, { ...one, method: 'PATCH', body: { status: 'running' } }, 200);
+  t.equal(JSON.parse(started.text).status, 'running');
+  await exchange(t, lab, { ...one, method: 'PATCH', body: { arms: definition.arms } }, 409);
+  await exchange(t, lab, { ...one, method: 'DELETE' }, 409);
+
+  // A request of a user enters the experiment, and is rated.
+  const answered = await exchange(t, lab, { ...CHAT, body: chat('Which arm?', { user: 'alice' }) }, 200);
+  t.match(answered.headers.get('x-modelgate-experiment'), /^mini-vs-4o\/(mini|big)$/);
+  const feedback = { operation: '/v1/feedback', method: 'POST' };
+  const requestId = answered.headers.get('x-request-id')!;
+  const rated = await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'user_satisfaction', value: 'up' } }, 200);
+  t.match(JSON.parse(rated.text), { object: 'feedback', request_id: requestId, metric: 'user_satisfaction', value: 5, experiment: 'mini-vs-4o' });
+  await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'user_satisfaction', value: 9 } }, 400);
+  await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'quality_score', value: 1 } }, 400);
+  await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'user_satisfaction', value: 5 }, key: TENANT_KEY }, 404);
+  await exchange(t, lab, { ...feedback, body: { request_id: 'never-seen', metric: 'user_satisfaction', value: 5 } }, 404);
+  await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'user_satisfaction', value: 5, pad: 'x'.repeat(5000) } }, 413);
+
+  const stop = { operation: '/v1/admin/experiments/{id}/stop', method: 'POST', path: `${one.path}/stop` };
+  const stopped = JSON.parse((await exchange(t, lab, stop, 200)).text);
+  t.match(stopped, { status: 'stopped', finish_reason: 'stopped' });
+  t.equal(stopped.results.arms.reduce((sum: number, arm: { requests: number }) => sum + arm.requests, 0), 1, 'the request is counted');
+  await exchange(t, lab, stop, 409);
+  await exchange(t, lab, { ...stop, path: `/v1/admin/experiments/exp_${'0'.repeat(24)}/stop` }, 404);
+  await exchange(t, lab, { ...one, method: 'PATCH', body: { description: 'too late' } }, 409);
+  await exchange(t, lab, promote, 409); // no winner, and no arm named
+  await exchange(t, lab, { ...promote, body: { arm: 'nope' } }, 400);
+  const promoted = JSON.parse((await exchange(t, lab, { ...promote, body: { arm: 'big' } }, 200)).text);
+  t.match(promoted.promoted, { arm: 'big' });
+  await exchange(t, lab, { ...promote, body: { arm: 'big' } }, 409);
+  await exchange(t, lab, { ...one, method: 'DELETE' }, 200);
+  await exchange(t, lab, { ...one, method: 'DELETE' }, 404);
+  await exchange(t, lab, { ...feedback, body: { request_id: requestId, metric: 'user_satisfaction', value: 5 } }, 404);
+});
+
 t.test('the admin API of keys, as documented', async (t) => {
   const created = await exchange(t, gateway, { operation: '/v1/admin/keys', method: 'POST', body: { name: 'app', limits: { requests_per_minute: 10, daily_cost_limit: 5 }, allowed_models: ['gpt-4o-mini'] } }, 201);
   const key = JSON.parse(created.text);

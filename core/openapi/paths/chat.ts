@@ -3,8 +3,8 @@
 // plugins' declarations, as the body's `modelgate` object does. POST /v1/responses and
 // /v1/embeddings run the same pipeline: they share its parameters, headers and refusals from here.
 import type { OverrideSpec } from '../../overrides.js';
-import { headers, RATE_LIMIT_HEADERS } from '../headers.js';
-import { keyedRefusal } from '../responses.js';
+import { headers, RATE_LIMIT_HEADERS, type HeaderName } from '../headers.js';
+import { keyedRefusal as keyedRefusalOf } from '../responses.js';
 import type { Parameter, PathItem, Reference, Response, Schema } from '../types.js';
 
 /** The headers that set override fields: a list travels comma-separated. */
@@ -45,6 +45,7 @@ export const OUTCOME_HEADERS = headers(
   'x-modelgate-cache',
   'x-modelgate-attempts',
   'x-modelgate-cost',
+  'x-modelgate-experiment',
   'trailer',
   ...RATE_LIMIT_HEADERS,
 );
@@ -54,6 +55,8 @@ export const OUTCOME_HEADERS = headers(
  * words itself (its 400, its 404).
  */
 export function pipelineRefusals(own: Record<string, Response> = {}): Record<string, Response | Reference> {
+  // A request an A/B experiment assigned keeps its x-modelgate-experiment on a later refusal.
+  const keyedRefusal = (description: string, ...names: HeaderName[]) => keyedRefusalOf(description, 'x-modelgate-experiment', ...names);
   return {
     '400': keyedRefusal(
       "The body is not JSON (code invalid_json); it nests deeper than MODELGATE_MAX_JSON_DEPTH (code json_too_deep, `param` names the field); a field, override or header is invalid (code invalid_request, `param` names it); no model fits the request's constraints (code no_model_fits: context length, tools, quality, cost…); or no provider can express it. A provider's own 400 is passed back as is.",
@@ -74,7 +77,7 @@ export function pipelineRefusals(own: Record<string, Response> = {}): Record<str
       'retry-after',
     ),
     '4XX': keyedRefusal("Another 4xx a provider answered (e.g. 422): the request's fault, passed back as is, never retried."),
-    ...own,
+    ...Object.fromEntries(Object.entries(own).map(([status, response]) => [status, { ...response, headers: { ...response.headers, ...headers('x-modelgate-experiment') } }])),
   };
 }
 
