@@ -2,8 +2,8 @@
 // one with its `results` (per arm what it measured, with 95% intervals and the comparison with the
 // control arm, then the decision), the answer to a delete; the bodies of a create, a change and a
 // promote; and POST /v1/feedback's body and answer. The create and change bodies are the very
-// schemas the admin API validates with (plugins/experiments/definition.ts), with descriptions added.
-import { changeSchema, createSchema, GUARDRAIL_METRICS, STATUSES, STRATEGIES } from '../../../plugins/experiments/definition.js';
+// schemas the admin API validates with (core/experiment-schema.ts), with descriptions added.
+import { changeSchema, createSchema, GUARDRAIL_METRICS, STATUSES, STRATEGIES } from '../../experiment-schema.js';
 import type { Schema } from '../types.js';
 
 const dateTime = { type: 'string', format: 'date-time' };
