@@ -7,6 +7,7 @@
 // Also here: the admin API of experiments, POST /v1/feedback, and the check that ends experiments.
 // Reads MODELGATE_AB_TESTING_*.
 import { defineSettings, type SettingsOf } from '../core/settings.js';
+import { releaseLease, takeLease } from '../core/store/lease.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { RequestContext } from '../core/context.js';
 import type { CatalogModel } from '../core/catalog.js';
@@ -39,7 +40,7 @@ const settings = defineSettings({
     default: 5,
     minimum: 1,
     maximum: 3600,
-    description: 'Seconds between two reads of the running experiments by each replica (a change made on another replica applies within this), and between two checks for experiments to finish.',
+    description: 'Seconds between two reads of the running experiments by each replica (a change made on another replica applies within this) and two checks of end dates; early-stop decisions are checked every sixth time.',
   },
 });
 
@@ -47,6 +48,9 @@ export type ExperimentSettings = SettingsOf<typeof settings>;
 
 /** Exposures go to the database about this often. */
 const FLUSH_MS = 1000;
+const FINISHER_LEASE = 'experiments-finisher';
+/** Early-stop decisions are looked at every this many check intervals (30 s by default). */
+const DECISION_TICKS = 6;
 
 export const experiments: PluginModule<typeof settings> = {
   name: 'experiments',
@@ -80,15 +84,24 @@ export const experiments: PluginModule<typeof settings> = {
     await lab.refresh();
     const exposures = new ExposureWriter(store, logger, FLUSH_MS);
 
+    // Every tick each replica re-reads what runs; one replica at a time (a lease) ends what is due.
+    // End dates are checked every tick (a comparison); early-stop decisions, which aggregate the
+    // experiment's data, every DECISION_TICKS ticks.
+    const intervalMs = s.MODELGATE_AB_TESTING_CHECK_INTERVAL * 1000;
     let checking: Promise<void> | undefined;
+    let ticks = 0;
+    const tick = async () => {
+      await lab.refresh();
+      if (!s.MODELGATE_AB_TESTING_ENABLED || !lab.live.some((e) => !e.promotedArm)) return;
+      if (!(await takeLease(store, FINISHER_LEASE, intervalMs * 3))) return;
+      await lab.finish({ decisions: ticks++ % DECISION_TICKS === 0 });
+    };
     const timer = setInterval(() => {
       if (checking) return;
-      checking = lab
-        .refresh()
-        .then(() => (s.MODELGATE_AB_TESTING_ENABLED ? lab.finish() : undefined))
+      checking = tick()
         .catch((error: Error) => logger.warn({ err: error.message }, 'experiments: could not read or finish experiments; the last list stays in force'))
         .finally(() => (checking = undefined));
-    }, s.MODELGATE_AB_TESTING_CHECK_INTERVAL * 1000);
+    }, intervalMs);
     timer.unref();
 
     function assign(ctx: RequestContext): void {
@@ -156,6 +169,7 @@ export const experiments: PluginModule<typeof settings> = {
       async close() {
         clearInterval(timer);
         await checking;
+        await releaseLease(store, FINISHER_LEASE).catch(() => undefined);
         await exposures.close();
       },
     };

@@ -163,19 +163,32 @@ export class Lab {
     return { ...decide(experiment.definition, arms), arms };
   }
 
-  /** Ends running experiments whose end date passed, and (early stop) those whose decision is reached. Run by one replica at a time. */
-  async finish(): Promise<void> {
+  /**
+   * Ends running experiments whose end date passed, and with `decisions` (early stop) those whose
+   * decision names a winner. Run by one replica at a time (a lease); a second one would only repeat
+   * the reads, since every ending is conditional.
+   */
+  async finish(options: { decisions: boolean }): Promise<void> {
     const now = this.now();
     for (const live of this.liveList) {
       if (live.promotedArm) continue;
-      const current = await this.experiments.get(live.id);
-      if (current?.status !== 'running') continue;
-      if (current.endsAt !== null && current.endsAt <= now) {
-        const judged = await this.judge(current);
-        await this.finishAs(current, 'duration', judged.decision.winner);
-      } else if (current.definition.early_stop) {
-        const judged = await this.judge(current);
-        if (judged.decision.winner !== null) await this.finishAs(current, 'decision', judged.decision.winner);
+      // One experiment whose results cannot be read does not keep the others from ending.
+      try {
+        const current = await this.experiments.get(live.id);
+        if (current?.status !== 'running') continue;
+        if (current.endsAt !== null && current.endsAt <= now) {
+          // Its end date is kept even when its results cannot be read: it ends without a winner.
+          const winner = await this.judge(current).then(
+            (judged) => judged.decision.winner,
+            (error: Error) => (this.options.logger.warn({ experimentId: current.id, err: error.message }, 'experiments: results unreadable at the end date'), null),
+          );
+          await this.finishAs(current, 'duration', winner);
+        } else if (options.decisions && current.definition.early_stop) {
+          const judged = await this.judge(current);
+          if (judged.decision.winner !== null) await this.finishAs(current, 'decision', judged.decision.winner);
+        }
+      } catch (error) {
+        this.options.logger.warn({ experimentId: live.id, err: (error as Error).message }, 'experiments: could not check whether the experiment is due to end');
       }
     }
   }

@@ -250,3 +250,26 @@ t.test('an experiment ends at its end date, and with early stop at its decision;
   t.match(receiver.accepted.find((r) => r.json.data.name === 'stopped')!.json.data, { reason: 'stopped' });
   t.equal(receiver.accepted.filter((r) => r.json.data.name === 'early').length, 1, 'each experiment ends once');
 });
+
+t.test('streams and the Responses API enter like chat completions; embeddings never do', async (t) => {
+  const gateway = await startGateway(env());
+  t.teardown(() => gateway.close());
+  t.equal((await admin(gateway, '', { ...EXPERIMENT, name: 'apis', match: {} })).status, 201);
+  const client = gateway.client();
+  const users = Array.from({ length: 12 }, (_, i) => `api-user-${i}`);
+  const arms = new Map<string, string>();
+  for (const user of users) {
+    const chat = await client.chat.completions.create({ model: 'big', user, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    arms.set(user, chat.response.headers.get('x-modelgate-experiment')!);
+    const stream = await client.chat.completions.create({ model: 'big', user, stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
+    for await (const chunk of stream.data) void chunk;
+    t.equal(stream.response.headers.get('x-modelgate-experiment'), arms.get(user), `${user}: a stream gets the same arm`);
+    const responses = await client.responses.create({ model: 'big', user, input: 'Hi' }).withResponse();
+    t.equal(responses.response.headers.get('x-modelgate-experiment'), arms.get(user), `${user}: so does the Responses API`);
+    t.equal(responses.response.headers.get('x-modelgate-model'), arms.get(user)!.endsWith('/mini') ? 'mini' : 'big');
+  }
+  t.equal(new Set(arms.values()).size, 2, 'both arms served');
+  const embedded = await call(gateway.url, '/embeddings', { body: JSON.stringify({ model: 'text-embedding-3-small', input: 'Hi', user: 'api-user-0' }) });
+  t.equal(embedded.status, 200);
+  t.equal(embedded.headers.get('x-modelgate-experiment'), null, 'embeddings stay out');
+});
