@@ -14,8 +14,6 @@ export type Exposure = Selectable<ExperimentExposureTable>;
 
 const BATCH_ROWS = 500;
 export const MAX_BACKLOG = 20_000;
-/** Rows of one request id looked at: a client may reuse ids, and only its own count. */
-const SAME_ID_ROWS = 50;
 
 export function newExposureId(): string {
   return `xp_${randomBytes(12).toString('hex')}`;
@@ -58,14 +56,15 @@ export class ExposureWriter {
       const row = this.queue[i]!;
       if (row.request_id === requestId && row.key_id === keyId) return row as Exposure;
     }
-    const rows = await this.store.db
+    // Another key's requests under the same id (a client may choose its ids) are never looked at.
+    return this.store.db
       .selectFrom('experiment_exposures')
       .selectAll()
       .where('request_id', '=', requestId)
+      .where('key_id', '=', keyId)
       .orderBy('at', 'desc')
-      .limit(SAME_ID_ROWS)
-      .execute();
-    return rows.find((row) => row.key_id === keyId);
+      .limit(1)
+      .executeTakeFirst();
   }
 
   async close(): Promise<void> {
