@@ -13,7 +13,8 @@ import type { RequestContext } from '../core/context.js';
 import type { CatalogModel } from '../core/catalog.js';
 import { Lab } from './experiments/lab.js';
 import { applyArm, armFor, draw, matches, unitOf, type ModelName } from './experiments/assign.js';
-import { ExposureWriter, newExposureId } from './experiments/exposures.js';
+import { ExposureWriter } from './experiments/exposures.js';
+import { exposureRow } from './experiments/exposure-row.js';
 import { experimentAdminRoutes } from './experiments/admin-routes.js';
 import { feedbackRoute } from './experiments/feedback.js';
 
@@ -73,6 +74,7 @@ export const experiments: PluginModule<typeof settings> = {
       return provider.acceptsUnlistedModels && model !== '' ? [{ provider: provider.name, id: model, aliases: [] }] : [];
     };
 
+    const exposures = new ExposureWriter(store, logger, FLUSH_MS);
     const lab = new Lab({
       store,
       logger,
@@ -80,9 +82,9 @@ export const experiments: PluginModule<typeof settings> = {
       defaults: { metrics: s.MODELGATE_AB_TESTING_METRICS, durationDays: s.MODELGATE_AB_TESTING_DURATION, earlyStop: s.MODELGATE_AB_TESTING_EARLY_STOP },
       resolveModel,
       notify: (notification) => deps.events.emit('notify', notification),
+      writePending: () => exposures.flush(),
     });
     await lab.refresh();
-    const exposures = new ExposureWriter(store, logger, FLUSH_MS);
 
     // Every tick each replica re-reads what runs; one replica at a time (a lease) ends what is due.
     // End dates are checked every tick (a comparison); early-stop decisions, which aggregate the
@@ -92,7 +94,8 @@ export const experiments: PluginModule<typeof settings> = {
     let ticks = 0;
     const tick = async () => {
       await lab.refresh();
-      if (!s.MODELGATE_AB_TESTING_ENABLED || !lab.live.some((e) => !e.promotedArm)) return;
+      // End dates apply with A/B testing off too (nothing is assigned then, but the experiment ends).
+      if (!lab.anyRunning) return;
       if (!(await takeLease(store, FINISHER_LEASE, intervalMs * 3))) return;
       await lab.finish({ decisions: ticks++ % DECISION_TICKS === 0 });
     };
@@ -104,6 +107,7 @@ export const experiments: PluginModule<typeof settings> = {
     }, intervalMs);
     timer.unref();
 
+    const pseudonym = (value: string) => deps.anonymizer.pseudonym(value);
     function assign(ctx: RequestContext): void {
       for (const experiment of lab.live) {
         if (!matches(experiment, ctx)) continue;
@@ -111,7 +115,7 @@ export const experiments: PluginModule<typeof settings> = {
           applyArm(ctx, experiment.promotedArm);
           return;
         }
-        const unit = unitOf(experiment, ctx);
+        const unit = unitOf(experiment, ctx, pseudonym);
         if (unit === undefined) continue;
         const percent = experiment.definition.match.percent;
         if (percent < 100 && draw(experiment.id, 'enter', unit) * 100 >= percent) continue;
@@ -136,35 +140,10 @@ export const experiments: PluginModule<typeof settings> = {
       },
       routes: [
         ...experimentAdminRoutes({ lab, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
-        feedbackRoute({ store, experiments: lab.experiments, exposures, bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
+        feedbackRoute({ store, experiments: lab.experiments, exposures, recorded: (id) => lab.forget(id), bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number }),
       ],
       observe(ctx) {
-        const assignment = ctx.experiment;
-        if (!assignment) return;
-        const outcome = ctx.outcome;
-        const status = ctx.status ?? 0;
-        const first = ctx.candidates?.[0];
-        // Answered by another model than the arm's first choice: recorded, and not the arm's success.
-        const failedOver = outcome.target !== undefined && first !== undefined && outcome.target.model.id !== first.model.id;
-        exposures.add({
-          id: newExposureId(),
-          experiment_id: assignment.experimentId,
-          arm: assignment.arm,
-          request_id: ctx.id,
-          key_id: ctx.principal?.keyId ?? '',
-          unit: deps.anonymizer.pseudonym(`${assignment.experimentId}\u0000${assignment.unit}`),
-          at: Date.now(),
-          status,
-          error: status >= 500 || outcome.interrupted === 'upstream_error' || failedOver ? 1 : 0,
-          failed_over: failedOver ? 1 : 0,
-          cache_hit: outcome.cache === 'HIT' ? 1 : 0,
-          provider: outcome.target?.provider.name ?? null,
-          model: outcome.target?.model.id ?? null,
-          cost_nano: Math.round((outcome.cost ?? 0) * 1e9),
-          latency_ms: Math.round(performance.now() - ctx.startedAt),
-          prompt_tokens: outcome.usage?.prompt_tokens ?? 0,
-          completion_tokens: outcome.usage?.completion_tokens ?? 0,
-        });
+        if (ctx.experiment) exposures.add(exposureRow(ctx, deps.anonymizer));
       },
       async close() {
         clearInterval(timer);

@@ -73,17 +73,23 @@ export function matches(experiment: LiveExperiment, ctx: RequestContext): boolea
   return true;
 }
 
-/** The request's unit: its `user`, its key id, or the header's value; undefined when it has none (it does not enter). */
-export function unitOf(experiment: LiveExperiment, ctx: RequestContext): string | undefined {
+/**
+ * The request's unit: its `user`, its key id or the header's value, within its tenant; undefined
+ * when it has none (it does not enter). A `user` is taken by its pseudonym (`pseudonym`): the same
+ * whether or not MODELGATE_ANONYMIZE_UPSTREAM already replaced it in the body, so turning that on
+ * or off moves nobody between arms.
+ */
+export function unitOf(experiment: LiveExperiment, ctx: RequestContext, pseudonym: (value: string) => string): string | undefined {
   const unit = experiment.definition.unit;
   if (unit === 'key') return ctx.principal?.keyId;
+  const tenant = ctx.principal?.tenant ?? '';
   if (unit === 'user') {
     const user = ctx.chat!.body.user;
-    return typeof user === 'string' && user.length > 0 ? user.slice(0, 512) : undefined;
+    return typeof user === 'string' && user.length > 0 ? `${tenant}\u0000${pseudonym(user.slice(0, 512))}` : undefined;
   }
   const value = ctx.headers[experiment.header!];
   const text = Array.isArray(value) ? value[0] : value;
-  return text ? text.slice(0, 512) : undefined;
+  return text ? `${tenant}\u0000${text.slice(0, 512)}` : undefined;
 }
 
 /** Sends the request to the arm: its model replaces the requested one, its strategy ranks the candidates. */

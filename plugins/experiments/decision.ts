@@ -43,7 +43,9 @@ export interface Judged {
 
 export function decide(definition: Definition, arms: readonly ArmData[]): Judged {
   const control = arms[0]!;
-  const others = arms.slice(1);
+  // An arm of weight 0 gets no traffic: it is not compared (and takes no share of alpha).
+  const weighted = new Set(definition.arms.filter((a) => a.weight > 0).map((a) => a.name));
+  const others = arms.slice(1).filter((arm) => weighted.has(arm.name));
   const alpha = definition.alpha / Math.max(1, others.length);
   const primary = definition.primary_metric;
   const comparisons = new Map<string, Map<string, Comparison>>();
@@ -71,7 +73,9 @@ export function decide(definition: Definition, arms: readonly ArmData[]): Judged
   };
   const verdict = (arm: ArmData) => comparisons.get(arm.name)!.get(primary)?.verdict;
   const breached = new Set(breaches.map((b) => b.arm));
-  const better = others.filter((arm) => verdict(arm) === 'better' && !breached.has(arm.name));
+  // A guardrail not yet judgeable (too little data on it) holds a winner back as a breach would.
+  const waiting = new Map(others.map((arm) => [arm.name, unjudged(definition, control, arm, comparisons.get(arm.name)!)]));
+  const better = others.filter((arm) => verdict(arm) === 'better' && !breached.has(arm.name) && waiting.get(arm.name)!.length === 0);
   if (better.length > 0) {
     const direction = higherIsBetter(primary) ? 1 : -1;
     const best = better.reduce((a, b) => (direction * (mean(b, primary) - mean(a, primary)) > 0 ? b : a));
@@ -88,9 +92,12 @@ export function decide(definition: Definition, arms: readonly ArmData[]): Judged
   }
   decision.units_needed = stillNeeded(definition, control, others, comparisons, alpha);
   const vetoed = others.filter((arm) => verdict(arm) === 'better' && breached.has(arm.name)).map((arm) => arm.name);
+  const held = others.filter((arm) => verdict(arm) === 'better' && !breached.has(arm.name));
   decision.reason = vetoed.length > 0
     ? `${vetoed.join(', ')} ${vetoed.length > 1 ? 'are' : 'is'} better on ${primary} but breach${vetoed.length > 1 ? '' : 'es'} a guardrail`
-    : arms.some((arm) => (arm.estimates.get(primary)?.units ?? 0) < MIN_UNITS)
+    : held.length > 0
+      ? `${held[0]!.name} is better on ${primary}, but its guardrails cannot be judged yet (${waiting.get(held[0]!.name)!.join(', ')}: more data needed)`
+      : arms.some((arm) => (arm.estimates.get(primary)?.units ?? 0) < MIN_UNITS)
       ? `not enough data yet: every arm needs ${primary} values from at least ${MIN_UNITS} units`
       : `no arm differs from ${control.name} on ${primary} at ${pct(1 - definition.alpha)} confidence yet${decision.units_needed === null ? '' : `; about ${decision.units_needed} more units per arm would detect a ${pct(definition.min_detectable_effect)} change`}`;
   return { decision, comparisons };
@@ -102,6 +109,17 @@ function mean(arm: ArmData, metric: string): number {
 
 function pct(share: number): string {
   return `${Number((share * 100).toPrecision(3))}%`;
+}
+
+/** The guardrails of `arm` there is too little data to judge yet. */
+function unjudged(definition: Definition, control: ArmData, arm: ArmData, byMetric: Map<string, Comparison>): string[] {
+  return definition.guardrails
+    .filter((guard) =>
+      guard.metric === 'latency_p95'
+        ? !arm.p95 || !control.p95 || arm.requests < MIN_QUANTILE_REQUESTS || control.requests < MIN_QUANTILE_REQUESTS
+        : !byMetric.has(guard.metric) || arm.units < MIN_UNITS || control.units < MIN_UNITS,
+    )
+    .map((guard) => guard.metric);
 }
 
 function guardrailBreaches(definition: Definition, control: ArmData, arm: ArmData, byMetric: Map<string, Comparison>): Breach[] {

@@ -112,16 +112,25 @@ export class Experiments {
     return this.get(id);
   }
 
-  /** Sets the promoted arm once: false when it already has one. */
-  async promote(id: string, arm: string, by: string, now: number, change: ExperimentChange): Promise<boolean> {
+  /** Sets the promoted arm once, while the experiment is in one of `from` (never a draft): false when it is not, or has one already. */
+  async promote(id: string, arm: string, by: string, now: number, change: ExperimentChange, from: readonly Status[]): Promise<boolean> {
+    const allowed = from.filter((status) => status !== 'draft');
+    if (allowed.length === 0) return false;
     const result = await this.store.db
       .updateTable('experiments')
       .set({ ...change, promoted_arm: arm, promoted_by: by, promoted_at: now, updated_at: now })
       .where('id', '=', id)
       .where('promoted_arm', 'is', null)
-      .where('status', '!=', 'draft')
+      .where('status', 'in', allowed)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
+  }
+
+  /** Deletes what was recorded for an experiment (its row already gone): exposures written late by another replica. */
+  async removeData(id: string): Promise<void> {
+    if (await this.get(id)) return;
+    await this.store.db.deleteFrom('experiment_feedback').where('experiment_id', '=', id).execute();
+    await this.store.db.deleteFrom('experiment_exposures').where('experiment_id', '=', id).execute();
   }
 
   /** Deletes the experiment with its exposures and feedback; false when it was not there or running. */

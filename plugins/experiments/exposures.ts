@@ -4,7 +4,7 @@
 // (older ones are kept, newer ones dropped and counted in a warning), so an outage cannot grow
 // memory. Feedback finds a request here: first among the rows not yet written, then in the table.
 import { randomBytes } from 'node:crypto';
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Store } from '../../core/store/database.js';
 import type { ExperimentExposureTable } from '../../core/store/schema.js';
@@ -32,6 +32,11 @@ export class ExposureWriter {
     private readonly flushMs: number,
   ) {}
 
+  /** Rows queued and not yet written. */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
   add(row: ExposureRow): void {
     if (this.closed) return;
     if (this.queue.length >= MAX_BACKLOG) {
@@ -39,7 +44,7 @@ export class ExposureWriter {
       return;
     }
     this.queue.push(row);
-    this.timer ??= setTimeout(() => void this.tick(), this.flushMs);
+    this.timer ??= setTimeout(() => void this.tick(), this.flushMs).unref();
   }
 
   /** Writes every queued row (a flush under way is waited for first). */
@@ -50,14 +55,14 @@ export class ExposureWriter {
     return this.flushing;
   }
 
-  /** The newest exposure of `requestId` made by `keyId`: queued or written; undefined when none. */
-  async find(requestId: string, keyId: string): Promise<Exposure | undefined> {
+  /** The newest exposure of `requestId` made by `keyId`, written or still queued (`queued`); undefined when none. */
+  async find(requestId: string, keyId: string): Promise<{ exposure: Exposure; queued: boolean } | undefined> {
     for (let i = this.queue.length - 1; i >= 0; i--) {
       const row = this.queue[i]!;
-      if (row.request_id === requestId && row.key_id === keyId) return row as Exposure;
+      if (row.request_id === requestId && row.key_id === keyId) return { exposure: row as Exposure, queued: true };
     }
     // Another key's requests under the same id (a client may choose its ids) are never looked at.
-    return this.store.db
+    const written = await this.store.db
       .selectFrom('experiment_exposures')
       .selectAll()
       .where('request_id', '=', requestId)
@@ -65,6 +70,7 @@ export class ExposureWriter {
       .orderBy('at', 'desc')
       .limit(1)
       .executeTakeFirst();
+    return written && { exposure: written, queued: false };
   }
 
   async close(): Promise<void> {
@@ -78,10 +84,19 @@ export class ExposureWriter {
     }
   }
 
+  /**
+   * Writes the queue in batches. A batch the database refuses is written row by row, and a row it
+   * still refuses is dropped with a warning: one bad row must not hold every later one back. A row
+   * already written (by feedback that could not wait: writeNow) is skipped.
+   */
   private async write(): Promise<void> {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, BATCH_ROWS);
-      await this.store.db.insertInto('experiment_exposures').values(batch).execute();
+      try {
+        await this.insert(batch);
+      } catch (error) {
+        await this.oneByOne(batch, error as Error);
+      }
       this.queue.splice(0, batch.length);
     }
     if (this.dropped > 0) {
@@ -90,13 +105,36 @@ export class ExposureWriter {
     }
   }
 
+  /**
+   * Each row of a refused batch alone; the rows still refused are dropped — unless none went in and
+   * the database does not answer a trivial query either: then it is the database, and the batch
+   * stays queued (thrown).
+   */
+  private async oneByOne(batch: readonly ExposureRow[], batchError: Error): Promise<void> {
+    const refused: Array<[ExposureRow, Error]> = [];
+    for (const row of batch) await this.insert([row]).catch((error: Error) => refused.push([row, error]));
+    if (refused.length === batch.length && !(await sql`select 1`.execute(this.store.db).then(() => true, () => false))) throw batchError;
+    for (const [row, error] of refused) {
+      this.logger.warn({ experimentId: row.experiment_id, err: error.message }, 'experiments: an exposure the database refused was dropped');
+    }
+  }
+
+  /** Writes one queued row at once (feedback for a request answered a moment ago). */
+  async writeNow(row: ExposureRow): Promise<void> {
+    await this.insert([row]);
+  }
+
+  private async insert(rows: readonly ExposureRow[]): Promise<void> {
+    await this.store.db.insertInto('experiment_exposures').values([...rows]).onConflict((oc) => oc.column('id').doNothing()).execute();
+  }
+
   private async tick(): Promise<void> {
     this.timer = undefined;
     try {
       await this.flush();
     } catch (error) {
       this.logger.warn({ err: (error as Error).message, backlog: this.queue.length }, 'experiments: writing exposures failed; retrying');
-      if (!this.closed) this.timer ??= setTimeout(() => void this.tick(), this.flushMs * 5);
+      if (!this.closed) this.timer ??= setTimeout(() => void this.tick(), this.flushMs * 5).unref();
     }
   }
 }

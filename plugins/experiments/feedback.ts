@@ -43,6 +43,8 @@ export interface FeedbackDeps {
   store: Store;
   experiments: Experiments;
   exposures: ExposureWriter;
+  /** A value was stored for this experiment (its cached results are stale). */
+  recorded(experimentId: string): void;
   bodyIdleMs: number;
   now?: () => number;
 }
@@ -69,8 +71,9 @@ export function feedbackRoute(deps: FeedbackDeps): Route {
     path: '/v1/feedback',
     async handle(ctx) {
       const input = validatedBody(await readRequestBody(ctx.req, { maxBytes: BODY_LIMIT, idleMs: deps.bodyIdleMs }), validate);
-      const exposure = await deps.exposures.find(input.request_id, ctx.principal!.keyId);
-      if (!exposure) throw new GatewayError('request_not_found', { param: 'request_id' });
+      const found = await deps.exposures.find(input.request_id, ctx.principal!.keyId);
+      if (!found) throw new GatewayError('request_not_found', { param: 'request_id' });
+      const { exposure } = found;
       const experiment = await deps.experiments.get(exposure.experiment_id);
       // Deleted with its data: the request is no longer in an experiment.
       if (!experiment) throw new GatewayError('request_not_found', { param: 'request_id' });
@@ -79,14 +82,15 @@ export function feedbackRoute(deps: FeedbackDeps): Route {
         throw new GatewayError('bad_request', { param: 'metric', message: `metric must be one the experiment collects: ${declared.length > 0 ? declared.join(', ') : 'it collects no feedback'}` });
       }
       const value = feedbackValue(input.metric, input.value);
-      // The exposure may still be queued: written first, so the feedback never names a row that is not there.
-      await deps.exposures.flush();
+      // The exposure may still be queued: written first (this row alone; the queue writes it again as a no-op), so the feedback never names a row that is not there.
+      if (found.queued) await deps.exposures.writeNow(exposure);
       const at = now();
       await deps.store.db
         .insertInto('experiment_feedback')
         .values({ experiment_id: experiment.id, exposure_id: exposure.id, metric: input.metric, arm: exposure.arm, unit: exposure.unit, value, at })
         .onConflict((oc) => oc.columns(['exposure_id', 'metric']).doUpdateSet({ value, at }))
         .execute();
+      deps.recorded(experiment.id);
       sendJson(ctx, 200, { object: 'feedback', request_id: input.request_id, metric: input.metric, value, experiment: experiment.name, arm: exposure.arm });
     },
   }, 'feedback');

@@ -19,6 +19,10 @@ const DAY_MS = 86_400_000;
 export const MAX_EXPERIMENTS = 1000;
 /** Running at once: each is checked on every matching request. */
 export const MAX_RUNNING = 20;
+/** Results are read again after this: a page polled every second aggregates once per interval. */
+const RESULTS_TTL_MS = 5000;
+/** Exposures another replica had queued when an experiment was deleted are written within this. */
+const LATE_WRITES_MS = 10_000;
 
 export type FinishReason = 'duration' | 'decision' | 'stopped' | 'promoted';
 
@@ -31,6 +35,8 @@ export interface LabOptions {
   /** The catalog entries a model name means; empty when none. */
   resolveModel(name: string): readonly ModelName[];
   notify(notification: Notification): void;
+  /** Writes this replica's queued exposures, so results read here include its own latest requests (best effort). */
+  writePending?(): Promise<void>;
   now?: () => number;
 }
 
@@ -38,6 +44,10 @@ export class Lab {
   readonly experiments: Experiments;
   /** Running experiments first, then promoted ones, each oldest first. */
   private liveList: LiveExperiment[] = [];
+  /** Running in the database (whether or not this replica assigns to them: A/B testing may be off). */
+  private runningCount = 0;
+  /** Results read lately, per experiment: a dashboard polling, or the finisher, does not re-aggregate every time. */
+  private readonly recent = new Map<string, { at: number; judged: Promise<Judged & { arms: ArmData[] }> }>();
   private readonly now: () => number;
 
   constructor(private readonly options: LabOptions) {
@@ -49,9 +59,15 @@ export class Lab {
     return this.liveList;
   }
 
+  /** Something may be due to end: an experiment runs (in the database, as of the last refresh). */
+  get anyRunning(): boolean {
+    return this.runningCount > 0;
+  }
+
   /** Reads what runs and what was promoted from the database. */
   async refresh(): Promise<void> {
     const rows = await this.experiments.live();
+    this.runningCount = rows.filter((e) => e.status === 'running').length;
     const running = rows.filter((e) => e.status === 'running' && this.options.enabled);
     const promoted = rows.filter((e) => e.promotedArm !== null);
     this.liveList = [
@@ -122,8 +138,9 @@ export class Lab {
 
   async stop(current: Experiment): Promise<Experiment> {
     if (current.status !== 'running') throw new GatewayError('conflict', { code: 'experiment_not_running', message: `This experiment is ${current.status}, not running` });
-    const judged = await this.judge(current);
-    const stopped = await this.finishAs(current, 'stopped', judged.decision.winner);
+    // Stopped first, its winner read after: results that cannot be read (a huge experiment, a
+    // database in trouble) never keep an experiment taking traffic.
+    const stopped = await this.finishAs(current, 'stopped');
     if (!stopped) throw new GatewayError('conflict', { code: 'experiment_not_running', message: 'This experiment ended meanwhile' });
     return stopped;
   }
@@ -141,26 +158,50 @@ export class Lab {
     }
     if (!current.definition.arms.some((a) => a.name === arm)) throw new GatewayError('bad_request', { param: 'arm', message: 'arm names no arm of this experiment' });
     const now = this.now();
-    const running = current.status === 'running';
-    const change: ExperimentChange = running ? { status: 'finished', finished_at: now, finish_reason: 'promoted', winner: arm } : {};
-    if (!(await this.experiments.promote(current.id, arm, by, now, change))) {
-      throw new GatewayError('conflict', { code: 'already_promoted', message: 'This experiment was promoted meanwhile' });
+    // A running experiment finishes with the promotion — only if it is still running: stopped or
+    // ended meanwhile, it keeps its state and its event (sent when it ended), and only the promotion is added.
+    let running = current.status === 'running';
+    let promoted = await this.experiments.promote(current.id, arm, by, now, running ? { status: 'finished', finished_at: now, finish_reason: 'promoted', winner: arm } : {}, [current.status]);
+    if (!promoted && running) {
+      const latest = await this.experiments.get(current.id);
+      if (latest && latest.status !== 'running' && latest.status !== 'draft' && latest.promotedArm === null) {
+        running = false;
+        promoted = await this.experiments.promote(current.id, arm, by, now, {}, [latest.status]);
+      }
     }
-    // Promoting a finished experiment does not finish it again: its event went out when it ended.
+    if (!promoted) throw new GatewayError('conflict', { code: 'already_promoted', message: 'This experiment was promoted meanwhile' });
     if (running) this.announce(current, 'promoted', arm);
     await this.refresh();
     return (await this.experiments.get(current.id))!;
   }
 
+  /** New data arrived (feedback here): the next read aggregates again. */
+  forget(experimentId: string): void {
+    this.recent.delete(experimentId);
+  }
+
   async remove(current: Experiment): Promise<void> {
     if (current.status === 'running') throw new GatewayError('conflict', { code: 'experiment_running', message: 'Stop the experiment before deleting it' });
     if (!(await this.experiments.remove(current.id))) throw new GatewayError('conflict', { code: 'experiment_running', message: 'The experiment started meanwhile' });
+    this.recent.delete(current.id);
     await this.refresh();
+    // Other replicas may still write exposures they had queued (they flush every second): removed again a little later.
+    setTimeout(() => {
+      this.experiments.removeData(current.id).catch((error: Error) => this.options.logger.warn({ experimentId: current.id, err: error.message }, 'experiments: late exposures of a deleted experiment were not removed'));
+    }, LATE_WRITES_MS).unref();
   }
 
-  async judge(experiment: Experiment): Promise<Judged & { arms: ArmData[] }> {
-    const arms = await readArms(this.options.store, experiment.id, experiment.definition);
-    return { ...decide(experiment.definition, arms), arms };
+  /** The experiment's results and decision, read at most once per RESULTS_TTL_MS. */
+  judge(experiment: Experiment): Promise<Judged & { arms: ArmData[] }> {
+    const now = this.now();
+    const cached = this.recent.get(experiment.id);
+    if (cached && now - cached.at < RESULTS_TTL_MS) return cached.judged;
+    if (this.recent.size >= MAX_EXPERIMENTS) this.recent.clear();
+    const pending = this.options.writePending?.().catch(() => undefined) ?? Promise.resolve();
+    const judged = pending.then(() => readArms(this.options.store, experiment.id, experiment.definition)).then((arms) => ({ ...decide(experiment.definition, arms), arms }));
+    this.recent.set(experiment.id, { at: now, judged });
+    judged.catch(() => this.recent.delete(experiment.id));
+    return judged;
   }
 
   /**
@@ -170,37 +211,45 @@ export class Lab {
    */
   async finish(options: { decisions: boolean }): Promise<void> {
     const now = this.now();
-    for (const live of this.liveList) {
-      if (live.promotedArm) continue;
+    // From the database, not the live list: with A/B testing off nothing is assigned, but end dates still apply.
+    const running = (await this.experiments.live()).filter((e) => e.status === 'running');
+    for (const current of running) {
       // One experiment whose results cannot be read does not keep the others from ending.
       try {
-        const current = await this.experiments.get(live.id);
-        if (current?.status !== 'running') continue;
         if (current.endsAt !== null && current.endsAt <= now) {
-          // Its end date is kept even when its results cannot be read: it ends without a winner.
-          const winner = await this.judge(current).then(
-            (judged) => judged.decision.winner,
-            (error: Error) => (this.options.logger.warn({ experimentId: current.id, err: error.message }, 'experiments: results unreadable at the end date'), null),
-          );
-          await this.finishAs(current, 'duration', winner);
+          await this.finishAs(current, 'duration');
         } else if (options.decisions && current.definition.early_stop) {
           const judged = await this.judge(current);
           if (judged.decision.winner !== null) await this.finishAs(current, 'decision', judged.decision.winner);
         }
       } catch (error) {
-        this.options.logger.warn({ experimentId: live.id, err: (error as Error).message }, 'experiments: could not check whether the experiment is due to end');
+        this.options.logger.warn({ experimentId: current.id, err: (error as Error).message }, 'experiments: could not check whether the experiment is due to end');
       }
     }
   }
 
-  private async finishAs(current: Experiment, reason: FinishReason, winner: string | null): Promise<Experiment | undefined> {
+  /**
+   * Ends a running experiment (only if it still runs: the replica whose change took effect
+   * announces it). Without `winner` the decision's winner is read after the state changed, at
+   * best: results that cannot be read end it without one.
+   */
+  private async finishAs(current: Experiment, reason: FinishReason, winner?: string | null): Promise<Experiment | undefined> {
     const now = this.now();
     const status: Status = reason === 'stopped' ? 'stopped' : 'finished';
-    const done = await this.experiments.change(current.id, ['running'], { status, finished_at: now, finish_reason: reason, winner }, now);
+    let done = await this.experiments.change(current.id, ['running'], { status, finished_at: now, finish_reason: reason, winner: winner ?? null }, now);
     if (!done) return undefined;
+    await this.refresh();
+    if (winner === undefined) {
+      this.recent.delete(current.id);
+      const named = await this.judge(done).then(
+        (judged) => judged.decision.winner,
+        (error: Error) => (this.options.logger.warn({ experimentId: current.id, err: error.message }, 'experiments: results unreadable as the experiment ended: it ends without a winner'), null),
+      );
+      if (named !== null) done = (await this.experiments.change(current.id, [status], { winner: named }, now)) ?? done;
+      winner = named;
+    }
     this.options.logger.info({ experimentId: current.id, reason, winner }, 'experiments: experiment ended');
     this.announce(current, reason, winner);
-    await this.refresh();
     return done;
   }
 

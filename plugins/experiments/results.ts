@@ -1,8 +1,8 @@
 // An experiment's results, read from its exposures and feedback by SQL aggregates: per arm and
 // unit first (a unit's requests are not independent of each other), then per arm the sums the
 // delta method needs (stats.ts). Cost, latency and errors come from the exposures, feedback
-// metrics from the feedback table; p50/p95 latency are order statistics read by index. The
-// database does the scanning; this file only adds up a handful of rows per arm.
+// metrics from the feedback table; p50/p95 latency are order statistics read from a grouped
+// latency histogram. Three scans in all; the database does them, this file adds up their rows.
 import { sql } from 'kysely';
 import type { Store } from '../../core/store/database.js';
 import { estimate, interval, quantileIndices, type Estimate, type UnitSums } from './stats.js';
@@ -73,6 +73,7 @@ export async function readArms(store: Store, experimentId: string, definition: D
       from experiment_feedback where experiment_id = ${experimentId} group by metric, arm, unit
     ) per_unit group by metric, arm`.execute(db);
 
+  const latencies = await latencyHistograms(store, experimentId);
   const arms: ArmData[] = [];
   for (const arm of definition.arms) {
     const row = perUnit.rows.find((r) => r.arm === arm.name);
@@ -104,8 +105,8 @@ export async function readArms(store: Store, experimentId: string, definition: D
       data.estimates.set(metric, sums && estimate(sums));
       data.means.set(metric, sums && sums.n > 0 ? sums.y / sums.n : null);
     }
-    data.p50 = await quantile(store, experimentId, arm.name, data.requests, 0.5);
-    data.p95 = await quantile(store, experimentId, arm.name, data.requests, 0.95);
+    data.p50 = quantile(latencies.get(arm.name), 0.5);
+    data.p95 = quantile(latencies.get(arm.name), 0.95);
     arms.push(data);
   }
   return arms;
@@ -123,23 +124,43 @@ function scaled(e: Estimate, factor: number): Estimate {
   return { ...e, mean: e.mean * factor, variance: e.variance * factor * factor };
 }
 
+/**
+ * Latencies rounded where nobody reads the last digit — exact below 1 s, to 10 ms below 10 s, to
+ * 100 ms above — so one grouped scan returns at most a few thousand rows per arm, from which the
+ * order statistics are read exactly.
+ */
+const LATENCY_BUCKET = sql<number>`case when latency_ms < 1000 then latency_ms when latency_ms < 10000 then (latency_ms / 10) * 10 else (latency_ms / 100) * 100 end`;
+
+/** Per arm: [latency, requests] ascending. */
+async function latencyHistograms(store: Store, experimentId: string): Promise<Map<string, Array<[number, number]>>> {
+  const { rows } = await sql<{ arm: string; latency: number; n: number }>`
+    select arm, ${LATENCY_BUCKET} as latency, count(*) as n from experiment_exposures
+    where experiment_id = ${experimentId} group by 1, 2 order by 1, 2`.execute(store.db);
+  const out = new Map<string, Array<[number, number]>>();
+  for (const row of rows) {
+    let histogram = out.get(row.arm);
+    if (!histogram) out.set(row.arm, (histogram = []));
+    histogram.push([num(row.latency), num(row.n)]);
+  }
+  return out;
+}
+
+/** The value at 0-based rank `k` of the sorted values a histogram counts. */
+function atRank(histogram: ReadonlyArray<[number, number]>, k: number): number {
+  let seen = 0;
+  for (const [value, count] of histogram) {
+    seen += count;
+    if (k < seen) return value;
+  }
+  return histogram.at(-1)?.[0] ?? 0;
+}
+
 /** The arm's p-quantile of latency with its distribution-free 95% interval; null without requests. */
-async function quantile(store: Store, experimentId: string, arm: string, n: number, p: number): Promise<Quantile | null> {
-  if (n === 0) return null;
+function quantile(histogram: ReadonlyArray<[number, number]> | undefined, p: number): Quantile | null {
+  const n = histogram?.reduce((sum, [, count]) => sum + count, 0) ?? 0;
+  if (!histogram || n === 0) return null;
   const at = quantileIndices(n, p);
-  const read = async (offset: number) => {
-    const row = await store.db
-      .selectFrom('experiment_exposures')
-      .select('latency_ms')
-      .where('experiment_id', '=', experimentId)
-      .where('arm', '=', arm)
-      .orderBy('latency_ms')
-      .limit(1)
-      .offset(offset)
-      .executeTakeFirst();
-    return num(row?.latency_ms);
-  };
-  return { value: await read(at.estimate), low: await read(at.lower), high: await read(at.upper) };
+  return { value: atRank(histogram, at.estimate), low: atRank(histogram, at.lower), high: atRank(histogram, at.upper) };
 }
 
 /** An estimate as answered: n, mean and its fixed-sample 95% interval (null below two units). */

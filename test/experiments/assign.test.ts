@@ -6,6 +6,7 @@ import t from 'tap';
 import { armFor, draw, liveExperiment, unitOf } from '../../plugins/experiments/assign.js';
 import type { Definition } from '../../plugins/experiments/definition.js';
 import type { RequestContext } from '../../core/context.js';
+import { Anonymizer } from '../../core/anonymize.js';
 
 function definition(weights: number[], extra: Partial<Definition> = {}): Definition {
   return {
@@ -82,17 +83,22 @@ t.test('an arm of weight 0 gets no unit; lowering the entry share never moves a 
   t.ok(kept > 120 && kept < 280, `${kept} of 2000 units enter at 10%`);
 });
 
-t.test('the unit comes from the user field, the key id or a header; without one the request does not enter', async (t) => {
-  const ctx = (user: unknown, headers: Record<string, string> = {}) =>
-    ({ chat: { body: { model: 'support-bot', messages: [], user } }, principal: { keyId: 'key_1', tenant: 't', admin: false }, headers }) as unknown as RequestContext;
+t.test('the unit comes from the user field, the key id or a header, within the tenant; without one the request does not enter', async (t) => {
+  const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 7) });
+  const pseudonym = (value: string) => anonymizer.pseudonym(value);
+  const ctx = (user: unknown, headers: Record<string, string> = {}, tenant = 't') =>
+    ({ chat: { body: { model: 'support-bot', messages: [], user } }, principal: { keyId: 'key_1', tenant, admin: false }, headers }) as unknown as RequestContext;
   const byUser = liveExperiment('exp_1', 'x', definition([1, 1]), resolve);
   const byKey = liveExperiment('exp_1', 'x', definition([1, 1], { unit: 'key' }), resolve);
   const byHeader = liveExperiment('exp_1', 'x', definition([1, 1], { unit: 'header:X-Tenant-User' }), resolve);
-  t.equal(unitOf(byUser, ctx('alice')), 'alice');
-  t.equal(unitOf(byUser, ctx(undefined)), undefined);
-  t.equal(unitOf(byUser, ctx('')), undefined);
-  t.equal(unitOf(byKey, ctx(undefined)), 'key_1');
-  t.equal(unitOf(byHeader, ctx(undefined, { 'x-tenant-user': 'u-77' })), 'u-77');
-  t.equal(unitOf(byHeader, ctx('alice')), undefined);
-  t.equal(unitOf(byUser, ctx('x'.repeat(5000)))!.length, 512, 'a long unit is clipped');
+  const alice = unitOf(byUser, ctx('alice'), pseudonym)!;
+  t.notOk(alice.includes('alice'), 'a user is taken by its pseudonym');
+  t.equal(unitOf(byUser, ctx(anonymizer.pseudonym('alice')), pseudonym), alice, 'the same unit when the body was anonymized before the step (MODELGATE_ANONYMIZE_UPSTREAM)');
+  t.not(unitOf(byUser, ctx('alice', {}, 'other-tenant'), pseudonym), alice, 'one name in two tenants is two units');
+  t.equal(unitOf(byUser, ctx(undefined), pseudonym), undefined);
+  t.equal(unitOf(byUser, ctx(''), pseudonym), undefined);
+  t.equal(unitOf(byKey, ctx(undefined), pseudonym), 'key_1');
+  t.equal(unitOf(byHeader, ctx(undefined, { 'x-tenant-user': 'u-77' }), pseudonym), 't\u0000u-77');
+  t.equal(unitOf(byHeader, ctx('alice'), pseudonym), undefined);
+  t.ok(unitOf(byHeader, ctx(undefined, { 'x-tenant-user': 'x'.repeat(5000) }), pseudonym)!.length < 600, 'a long unit is clipped');
 });

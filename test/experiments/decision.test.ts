@@ -83,19 +83,19 @@ t.test('a guardrail vetoes a winner: more errors, or slower at p95', async (t) =
 });
 
 t.test('the control wins when every other arm is worse; the best of several better arms wins', async (t) => {
-  const worse = decide(definition({ arms: [{ name: 'control', weight: 1, model: 'a' }, { name: 'b', weight: 1, model: 'b' }, { name: 'c', weight: 1, model: 'c' }] }), [
+  const worse = decide(definition({ guardrails: [], arms: [{ name: 'control', weight: 1, model: 'a' }, { name: 'b', weight: 1, model: 'b' }, { name: 'c', weight: 1, model: 'c' }] }), [
     arm('control', { user_satisfaction: est(4, 1, 3000) }),
     arm('b', { user_satisfaction: est(3.5, 1, 3000) }),
     arm('c', { user_satisfaction: est(3.6, 1, 3000) }),
   ]).decision;
   t.equal(worse.winner, 'control');
-  const best = decide(definition({ arms: [{ name: 'control', weight: 1, model: 'a' }, { name: 'b', weight: 1, model: 'b' }, { name: 'c', weight: 1, model: 'c' }] }), [
+  const best = decide(definition({ guardrails: [], arms: [{ name: 'control', weight: 1, model: 'a' }, { name: 'b', weight: 1, model: 'b' }, { name: 'c', weight: 1, model: 'c' }] }), [
     arm('control', { user_satisfaction: est(3, 1, 3000) }),
     arm('b', { user_satisfaction: est(3.5, 1, 3000) }),
     arm('c', { user_satisfaction: est(3.7, 1, 3000) }),
   ]).decision;
   t.equal(best.winner, 'c');
-  const cheaper = decide(definition({ metrics: ['cost'], primary_metric: 'cost' }), [
+  const cheaper = decide(definition({ metrics: ['cost'], primary_metric: 'cost', guardrails: [] }), [
     arm('control', { cost: est(0.002, 0.0005, 500) }),
     arm('b', { cost: est(0.001, 0.0005, 500) }),
   ]).decision;
@@ -114,4 +114,23 @@ t.test('too few units decide nothing; undecided results say how many more units 
   t.ok(moreData.units_needed! < close.units_needed!, 'the need shrinks as data arrive');
   const none = decide(definition(), [arm('control', {}), arm('b', {})]).decision;
   t.match(none, { winner: null, units_needed: null });
+});
+
+t.test('a guardrail that cannot be judged yet holds a winner back; an arm of weight 0 is not compared', async (t) => {
+  // Twelve single-request units per arm: enough for the primary metric, too few requests for a p95 guardrail.
+  const early = decide(definition(), [
+    arm('control', { user_satisfaction: est(3, 0.5, 12), error_rate: est(0, 0, 12) }),
+    arm('b', { user_satisfaction: est(4.5, 0.5, 12), error_rate: est(0, 0, 12) }, { value: 30_000, low: 29_000, high: 31_000 }),
+  ]).decision;
+  t.equal(early.winner, null, 'b is better on the primary metric, but its p95 cannot be judged yet');
+  t.match(early.reason, /latency_p95/);
+  const noErrors = decide(definition({ guardrails: [{ metric: 'error_rate', tolerance: 0 }] }), [
+    arm('control', { user_satisfaction: est(3, 0.5, 200) }),
+    arm('b', { user_satisfaction: est(4, 0.5, 200) }),
+  ]).decision;
+  t.equal(noErrors.winner, null, 'a guardrail without its metric measured holds too');
+  const idle = definition({ guardrails: [], arms: [{ name: 'control', weight: 1, model: 'a' }, { name: 'b', weight: 1, model: 'b' }, { name: 'off', weight: 0, model: 'c' }] });
+  const judged = decide(idle, [arm('control', { user_satisfaction: est(4, 1, 3000) }), arm('b', { user_satisfaction: est(3.5, 1, 3000) }), arm('off', {})]);
+  t.equal(judged.decision.winner, 'control', 'the arm without traffic does not keep the control from winning');
+  t.notOk(judged.comparisons.has('off'));
 });

@@ -130,7 +130,7 @@ const armResults = {
       required: ['p50', 'p95', 'p50_ci_low', 'p50_ci_high', 'p95_ci_low', 'p95_ci_high'],
       properties: Object.fromEntries(['p50', 'p95', 'p50_ci_low', 'p50_ci_high', 'p95_ci_low', 'p95_ci_high'].map((name) => [name, nullable(number)])),
     },
-    error_rate: nullable(number, 'Share of its requests that failed (5xx, a broken stream, or answered by another model than its own); null without requests.'),
+    error_rate: nullable(number, 'Share of its requests that were not a success (any error answer but the gateway\'s own rate limit, a broken stream, or an answer from another model than its own); null without requests.'),
     failed_over: { ...count, description: 'Requests answered by another model than the arm\'s first choice.' },
     cache_hits: count,
     tokens_per_request: {
