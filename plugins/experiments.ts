@@ -10,9 +10,9 @@ import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { releaseLease, takeLease } from '../core/store/lease.js';
 import type { PluginModule } from '../core/pipeline.js';
 import type { RequestContext } from '../core/context.js';
-import type { CatalogModel } from '../core/catalog.js';
+import { modelsNamed } from '../core/model-names.js';
 import { Lab } from './experiments/lab.js';
-import { applyArm, armFor, draw, matches, unitOf, type ModelName } from './experiments/assign.js';
+import { applyArm, armFor, draw, matches, unitOf } from './experiments/assign.js';
 import { ExposureWriter } from './experiments/exposures.js';
 import { exposureRow } from './experiments/exposure-row.js';
 import { experimentAdminRoutes } from './experiments/admin-routes.js';
@@ -61,18 +61,8 @@ export const experiments: PluginModule<typeof settings> = {
     const { catalog, providers, logger } = deps;
     const store = deps.store();
 
-    /** What the router would route a name to: an id or alias, or `provider/model`. */
-    const resolveModel = (name: string): readonly ModelName[] => {
-      const found: readonly CatalogModel[] = catalog.find(name);
-      if (found.length > 0) return found;
-      const slash = name.indexOf('/');
-      const provider = slash > 0 ? providers.get(name.slice(0, slash)) : undefined;
-      if (!provider) return [];
-      const model = name.slice(slash + 1);
-      const pinned = catalog.get(provider.name, model);
-      if (pinned) return [pinned];
-      return provider.acceptsUnlistedModels && model !== '' ? [{ provider: provider.name, id: model, aliases: [] }] : [];
-    };
+    /** What the router would route a name to (core/model-names.ts). */
+    const resolveModel = (name: string) => modelsNamed(name, catalog, providers);
 
     const exposures = new ExposureWriter(store, logger, FLUSH_MS);
     const lab = new Lab({

@@ -7,7 +7,8 @@
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { ConfigError } from '../core/config.js';
 import { GatewayError } from '../core/errors.js';
-import { bareModel, type CatalogModel } from '../core/catalog.js';
+import type { CatalogModel } from '../core/catalog.js';
+import { modelsNamed } from '../core/model-names.js';
 import { perRequestCap } from '../core/estimate.js';
 import { modelAllowance } from '../core/allowed-models.js';
 import type { RequestContext } from '../core/context.js';
@@ -182,19 +183,11 @@ export const router: PluginModule<typeof settings> = {
       ctx.strategy = strategy;
     }
 
-    /** The catalog entries a name means: an id or alias, or `provider/model` to pin. */
+    /** The catalog entries a name means (core/model-names.ts), or 404 model_not_found naming `param`. */
     function resolve(name: string, param: string): CatalogModel[] {
-      const found = catalog.find(name);
-      if (found.length > 0) return [...found];
-      const slash = name.indexOf('/');
-      const provider = slash > 0 ? providers.get(name.slice(0, slash)) : undefined;
-      if (provider) {
-        const model = name.slice(slash + 1);
-        const pinned = catalog.get(provider.name, model);
-        if (pinned) return [pinned];
-        if (provider.acceptsUnlistedModels && model !== '') return [bareModel(provider.name, model)];
-      }
-      throw new GatewayError('model_not_found', { param });
+      const found = modelsNamed(name, catalog, providers);
+      if (found.length === 0) throw new GatewayError('model_not_found', { param });
+      return [...found];
     }
 
     return {
