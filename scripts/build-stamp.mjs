@@ -1,6 +1,6 @@
 // What dist/ was built from. `npm run build` writes build.json into each build with a hash of the
 // sources it compiled (every .ts file under tsconfig.build.json's `include`, symbolic links
-// followed as tsc follows them, and the two tsconfig files); `npm start` compares it with the
+// followed as tsc follows them, the two tsconfig files, and every file of the dashboard/); `npm start` compares it with the
 // sources on disk before it runs anything, so it never runs a half-written, missing or stale
 // build. Plain JavaScript: it runs before anything is compiled.
 import { createHash } from 'node:crypto';
@@ -11,6 +11,17 @@ export const STAMP = 'build.json';
 /** Where builds live; `dist` links to the current one. */
 export const BUILDS = '.builds';
 const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json'];
+
+const DASHBOARD = 'dashboard';
+
+function allFiles(dir, out) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) allFiles(path, out);
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
 
 function tsFiles(dir, out) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -32,6 +43,8 @@ export function sourceHash(root) {
   const include = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')).include ?? [];
   const files = include.flatMap((dir) => (existsSync(join(root, dir)) ? tsFiles(join(root, dir), []) : []));
   files.push(...CONFIG_FILES.map((name) => join(root, name)).filter((path) => existsSync(path)));
+  // The dashboard's sources, every file (pages, styles, its config), bundled into the build too.
+  if (existsSync(join(root, DASHBOARD))) files.push(...allFiles(join(root, DASHBOARD), []));
   const hash = createHash('sha256');
   for (const path of files.map((file) => relative(root, file).split(sep).join('/')).sort()) {
     hash.update(path).update('\0').update(readFileSync(join(root, path))).update('\0');

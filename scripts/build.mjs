@@ -89,6 +89,19 @@ try {
     rmSync(staging, { recursive: true, force: true });
     stop('tsc failed; dist/ is unchanged', compiled.status ?? 1);
   }
+  // The dashboard (dashboard/): type-checked, then bundled by Vite into the build's dashboard/ folder,
+  // which plugins/dashboard.ts serves at /dashboard.
+  const dashboardChecked = spawnSync(process.execPath, [tsc, '-p', join(root, 'dashboard', 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
+  const dashboardBuilt =
+    dashboardChecked.status === 0 &&
+    spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(root, 'dashboard', 'vite.config.ts'), '--outDir', join(staging, 'dashboard'), '--logLevel', 'warn'], {
+      cwd: root,
+      stdio: 'inherit',
+    }).status === 0;
+  if (!dashboardBuilt) {
+    rmSync(staging, { recursive: true, force: true });
+    stop('the dashboard did not build; dist/ is unchanged', 1);
+  }
   if (sourceHash(root) !== before) {
     rmSync(staging, { recursive: true, force: true });
     stop('the sources changed while they were compiled; dist/ is unchanged: run it again', 1);
