@@ -11,6 +11,7 @@ import { usageSchemas } from './schemas/usage.js';
 import { analyticsSchemas } from './schemas/analytics.js';
 import { keySchemas } from './schemas/keys.js';
 import { webhookSchemas } from './schemas/webhooks.js';
+import { alertSchemas } from './schemas/alerts.js';
 import { experimentSchemas } from './schemas/experiments.js';
 import { responsesSchemas } from './schemas/responses.js';
 import { embeddingsSchemas } from './schemas/embeddings.js';
@@ -24,6 +25,7 @@ import { analyticsPaths } from './paths/analytics.js';
 import { gatewayPaths } from './paths/gateway.js';
 import { keyPaths } from './paths/keys.js';
 import { webhookPaths } from './paths/webhooks.js';
+import { alertPaths } from './paths/alerts.js';
 import { experimentPaths } from './paths/experiments.js';
 import { recordPaths } from './paths/records.js';
 import { recordSchemas } from './schemas/records.js';
@@ -77,6 +79,7 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       { name: 'Feedback', description: 'Ratings of answers, for the A/B experiments they entered.' },
       { name: 'Keys', description: 'API keys: the admin API (admin keys only).' },
       { name: 'Webhooks', description: 'Outbound webhook endpoints and their deliveries: the admin API (admin keys only).' },
+      { name: 'Alerts', description: 'The alert rules and channels, and the latest alerts: the admin API (admin keys only).' },
       { name: 'Experiments', description: 'A/B experiments between models or routing strategies, their results and decision: the admin API (admin keys only).' },
       { name: 'Request records', description: 'Stored request records (MODELGATE_REQUEST_RECORDS): the admin API (admin keys only).' },
       { name: 'Gateway', description: 'Health, metrics and this document.' },
@@ -86,13 +89,13 @@ export function describeApi(options: DescriptionOptions): OpenApiDocument {
       ...chatPaths(options.overrides),
       ...responsesPaths(options.overrides),
       ...embeddingsPaths(options.overrides),
-      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...webhookPaths, ...experimentPaths, ...recordPaths, ...gatewayPaths, ...dashboardPaths },
+      ...modelPaths, ...providerPaths(options.providers), ...usagePaths, ...analyticsPaths, ...keyPaths, ...webhookPaths, ...alertPaths, ...experimentPaths, ...recordPaths, ...gatewayPaths, ...dashboardPaths },
     components: {
       schemas: {
         ...chatSchemas(options.overrides),
         ...responsesSchemas(options.overrides),
         ...embeddingsSchemas(options.overrides),
-        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...webhookSchemas, ...experimentSchemas, ...recordSchemas, ...dashboardSchemas },
+        ...gatewaySchemas, ...usageSchemas, ...analyticsSchemas, ...keySchemas, ...webhookSchemas, ...alertSchemas, ...experimentSchemas, ...recordSchemas, ...dashboardSchemas },
       headers: HEADERS,
       parameters: {
         RequestId: {

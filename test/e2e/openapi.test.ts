@@ -430,6 +430,13 @@ t.test('the admin API of webhooks, as documented', async (t) => {
   await exchange(t, gateway, { ...one, method: 'DELETE' }, 404);
 });
 
+t.test('the alert settings, as documented', async (t) => {
+  const alerts = { operation: '/v1/admin/alerts' };
+  const answer = JSON.parse((await exchange(t, gateway, alerts, 200)).text);
+  t.equal(answer.object, 'alert_settings');
+  await exchange(t, gateway, { ...alerts, key: TENANT_KEY }, 403);
+});
+
 t.test('the admin API of experiments, and feedback, as documented', async (t) => {
   // A/B testing on, so experiments start; its arms are two models the fake OpenAI serves.
   const lab = await startGateway(
