@@ -88,7 +88,10 @@ function Shell({ session, route, onSignedOut }: { session: Session; route: Retur
           </ul>
         </nav>
         <div class="who">
-          <span title={session.key_id}>{session.name ?? session.key_id}{session.admin ? ' (admin)' : ''}</span>
+          <span title={session.key_id}>
+            {session.name ?? (session.key_id === 'bootstrap' ? 'Bootstrap key' : session.key_id)}
+            {session.admin ? ' (admin)' : ''}
+          </span>
           <button
             type="button"
             class="secondary"
