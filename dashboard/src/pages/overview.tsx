@@ -3,6 +3,7 @@
 // the most frequent errors. A non-admin key's numbers are its own (the API restricts them).
 import type { PageProps } from '../app.js';
 import { get } from '../api.js';
+import { TableWrap } from '../components/table-wrap.js';
 import { useLoad } from '../components/use-load.js';
 import { Empty, ErrorNotice, Loading, formatCount, formatDate, formatMs, formatPercent } from '../components/ui.js';
 import type { ErrorsReport, MetricsReport, Usage } from '../types/analytics.js';
@@ -45,7 +46,7 @@ function LastDay({ metrics, errors }: { metrics: MetricsReport; errors: ErrorsRe
   return (
     <>
       <div class="cards">
-        <Card label="Requests" value={formatCount(totals.requests)} sub={`${formatCount(errors.totals.errors)} errors`} />
+        <Card label="Requests" value={formatCount(totals.requests)} sub={plural(errors.totals.errors, 'error')} />
         <Card label="Error rate" value={formatPercent(totals.error_rate)} />
         <Card label="p95 latency" value={formatMs(totals.latency_ms.p95)} sub={`p50 ${formatMs(totals.latency_ms.p50)}`} />
         <Card label="Cache hit ratio" value={formatPercent(totals.cache_hit_ratio)} />
@@ -57,7 +58,7 @@ function LastDay({ metrics, errors }: { metrics: MetricsReport; errors: ErrorsRe
       {errors.top_messages.length === 0 ? (
         <Empty>No errors in the last 24 hours.</Empty>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label="Most frequent errors">
           <table>
             <thead>
               <tr>
@@ -78,7 +79,7 @@ function LastDay({ metrics, errors }: { metrics: MetricsReport; errors: ErrorsRe
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </>
   );
@@ -93,3 +94,5 @@ function Card({ label, value, sub }: { label: string; value: string; sub?: strin
     </div>
   );
 }
+
+const plural = (count: number, noun: string) => `${formatCount(count)} ${noun}${count === 1 ? '' : 's'}`;

@@ -3,6 +3,7 @@
 // it) and cooldowns, with a connection test per provider.
 import type { PageProps } from '../app.js';
 import { get } from '../api.js';
+import { TableWrap } from '../components/table-wrap.js';
 import { useLoad } from '../components/use-load.js';
 import { Empty, ErrorNotice, Loading, formatCount, formatDate, formatMs, formatPercent } from '../components/ui.js';
 import type { ProviderInfo, ProviderStatus } from '../types/analytics.js';
@@ -39,7 +40,7 @@ export function Providers(_props: PageProps) {
       {loaded.loading && !loaded.data && <Loading what="Loading providers" />}
       {loaded.data && rows.length === 0 && <Empty>No providers are known to this gateway.</Empty>}
       {rows.length > 0 && (
-        <div class="table-wrap">
+        <TableWrap label="Providers">
           <table class="providers">
             <thead>
               <tr>
@@ -60,7 +61,7 @@ export function Providers(_props: PageProps) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
     </section>
   );

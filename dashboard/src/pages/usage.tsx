@@ -5,9 +5,10 @@ import { useMemo, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
 import { get, getText } from '../api.js';
 import { Chart } from '../components/chart.js';
+import { formatCost } from '../components/money.js';
 import { downloadText } from '../components/download.js';
 import { useLoad } from '../components/use-load.js';
-import { Empty, ErrorNotice, Loading, formatCount, formatDate, formatUsd } from '../components/ui.js';
+import { Empty, ErrorNotice, Loading, formatCount, formatDate } from '../components/ui.js';
 import type { CostsReport } from '../types/analytics.js';
 import { UsageControls } from './usage/controls.js';
 import { apiQuery, readQuery } from './usage/query.js';
@@ -40,7 +41,7 @@ function Report({ report, csvQuery, loading }: { report: CostsReport; csvQuery: 
     <div aria-busy={loading}>
       <p class="usage-summary">
         {range}, per {report.bucket}: <strong>{formatCount(report.totals.requests)}</strong> requests costing{' '}
-        <strong>{formatUsd(report.totals.cost_usd)}</strong>
+        <strong>{formatCost(report.totals.cost_usd)}</strong>
         {report.filters.key_id && <> (key {report.filters.key_id})</>}.
       </p>
       <CsvButton query={csvQuery} />
@@ -52,7 +53,7 @@ function Report({ report, csvQuery, loading }: { report: CostsReport; csvQuery: 
           <h2>Requests{by}</h2>
           <Chart label={`Requests per ${report.bucket}${by}, ${range}, ${shaped.requests.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.requests} formatValue={formatCount} />
           <h2>Cost{by}</h2>
-          <Chart label={`Cost in USD per ${report.bucket}${by}, ${range}, ${shaped.cost.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.cost} formatValue={formatUsd} />
+          <Chart label={`Cost in USD per ${report.bucket}${by}, ${range}, ${shaped.cost.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.cost} formatValue={formatCost} />
           <h2>Totals over the range</h2>
           <SummaryTable report={report} />
           <BucketTable report={report} />

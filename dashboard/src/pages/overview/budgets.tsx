@@ -1,4 +1,5 @@
 // Spend of the current day, ISO week and month against the gateway's budgets (GET /v1/usage).
+import { formatCost } from '../../components/money.js';
 import { formatCount, formatDate, formatPercent, formatUsd } from '../../components/ui.js';
 import type { Budget, Period, Usage } from '../../types/analytics.js';
 
@@ -6,7 +7,7 @@ const TITLES: Record<Period, string> = { day: 'Today', week: 'This week', month:
 
 export function Budgets({ usage }: { usage: Usage }) {
   return (
-    <div class="cards">
+    <div class="cards budget-cards">
       {(['day', 'week', 'month'] as const).map((period) => (
         <BudgetCard key={period} title={TITLES[period]} budget={usage.budgets[period]} />
       ))}
@@ -23,7 +24,7 @@ function BudgetCard({ title, budget }: { title: string; budget: Budget }) {
         Spend {title.toLowerCase()} ({budget.period})
       </span>
       <span class="value">
-        {formatUsd(budget.spent_usd)} <span class="sub">of {formatUsd(budget.limit_usd)}</span>
+        {formatCost(budget.spent_usd)} <span class="sub">of {formatUsd(budget.limit_usd)}</span>
       </span>
       <meter min={0} max={1} low={0.5} high={0.8} optimum={0} value={Math.min(ratio, 1)} aria-label={`${title}: ${formatPercent(ratio)} of the budget used`} />
       <span class={`sub budget-${tone}`}>
@@ -31,7 +32,7 @@ function BudgetCard({ title, budget }: { title: string; budget: Budget }) {
         {budget.reserved_usd > 0 && <> · {formatUsd(budget.reserved_usd)} reserved in flight</>}
       </span>
       <span class="sub">
-        {formatCount(budget.requests)} requests · {formatCount(budget.errors)} errors · resets {formatDate(budget.resets_at)}
+        {formatCount(budget.requests)} requests · {formatCount(budget.errors)} {budget.errors === 1 ? 'error' : 'errors'} · resets {formatDate(budget.resets_at)}
       </span>
     </div>
   );

@@ -1,5 +1,7 @@
 // The chart's numbers as tables: each group over the range, then (folded) every bucket × group row.
-import { formatCount, formatDate, formatUsd } from '../../components/ui.js';
+import { formatCost } from '../../components/money.js';
+import { TableWrap } from '../../components/table-wrap.js';
+import { formatCount, formatDate } from '../../components/ui.js';
 import type { CostsReport } from '../../types/analytics.js';
 import { groupName, summaryRows } from './series.js';
 
@@ -7,7 +9,7 @@ const groupHeading = (report: CostsReport) => (report.group_by.length ? report.g
 
 export function SummaryTable({ report }: { report: CostsReport }) {
   return (
-    <div class="table-wrap">
+    <TableWrap label="Totals per group">
       <table>
         <caption class="visually-hidden">Requests and cost per {groupHeading(report)} over the range</caption>
         <thead>
@@ -29,13 +31,13 @@ export function SummaryTable({ report }: { report: CostsReport }) {
               <td class="num">{formatCount(measures.cache_hits)}</td>
               <td class="num">{formatCount(measures.prompt_tokens)}</td>
               <td class="num">{formatCount(measures.completion_tokens)}</td>
-              <td class="num">{formatUsd(measures.cost_usd)}</td>
-              <td class="num">{formatUsd(measures.saved_usd)}</td>
+              <td class="num">{formatCost(measures.cost_usd)}</td>
+              <td class="num">{formatCost(measures.saved_usd)}</td>
             </tr>
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 
@@ -43,7 +45,7 @@ export function BucketTable({ report }: { report: CostsReport }) {
   return (
     <details class="buckets">
       <summary>Every {report.bucket} ({report.series.length} rows)</summary>
-      <div class="table-wrap">
+      <TableWrap label={`Requests and cost per ${report.bucket}`}>
         <table>
           <thead>
             <tr>
@@ -59,12 +61,12 @@ export function BucketTable({ report }: { report: CostsReport }) {
                 <td>{report.bucket === 'hour' ? formatDate(row.bucket) : row.bucket.slice(0, 10)}</td>
                 <td>{groupName(row, report.group_by)}</td>
                 <td class="num">{formatCount(row.requests)}</td>
-                <td class="num">{formatUsd(row.cost_usd)}</td>
+                <td class="num">{formatCost(row.cost_usd)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      </div>
+      </TableWrap>
     </details>
   );
 }
