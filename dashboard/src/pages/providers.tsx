@@ -94,7 +94,8 @@ function ProviderRow({ row: { name, info, status } }: { row: Row }) {
             {status.last_error.message}
             <span class="sub">
               {status.last_error.status ? `status ${status.last_error.status}, ` : ''}
-              {words(status.last_error.reason)}, {formatDate(status.last_error.at)}
+              {status.last_error.reason === 'http_status' ? '' : `${words(status.last_error.reason)}, `}
+              {formatDate(status.last_error.at)}
             </span>
           </>
         ) : (
