@@ -17,13 +17,19 @@ interface ChartProps {
   times: number[];
   series: ChartSeries[];
   formatValue: (value: number) => string;
+  /** Values are counts: no ticks between whole numbers. */
+  counts?: boolean;
+  /** Times read in UTC (day buckets are UTC days). */
+  utc?: boolean;
   height?: number;
 }
+
+const COUNT_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6, 1e7];
 
 // Distinct colours with at least 3:1 contrast on white.
 const COLOURS = ['#1f5fbf', '#b3261e', '#1b7a3a', '#8a5a00', '#6b3fa0', '#00707a', '#a0306b', '#444c56', '#c2410c', '#0f766e'];
 
-export function Chart({ label, times, series, formatValue, height = 260 }: ChartProps) {
+export function Chart({ label, times, series, formatValue, counts = false, utc = false, height = 260 }: ChartProps) {
   const ref = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -41,7 +47,8 @@ export function Chart({ label, times, series, formatValue, height = 260 }: Chart
           value: (_chart: uPlot, value: number | null) => (value === null ? '—' : formatValue(value)),
         })),
       ],
-      axes: [{}, { size: 64, values: (_chart, values) => values.map((value) => formatValue(value)) }],
+      axes: [{}, { size: 64, values: (_chart, values) => values.map((value) => formatValue(value)), ...(counts ? { incrs: COUNT_STEPS } : {}) }],
+      ...(utc ? { tzDate: (seconds: number) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC') } : {}),
       scales: { y: { range: (_chart, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
     };
     const chart = new uPlot(options, [times, ...series.map((one) => one.values)] as uPlot.AlignedData, container);
@@ -51,7 +58,7 @@ export function Chart({ label, times, series, formatValue, height = 260 }: Chart
       resized.disconnect();
       chart.destroy();
     };
-  }, [times, series, formatValue, height]);
+  }, [times, series, formatValue, counts, utc, height]);
 
   // uPlot draws into the inner element, whose width is the wrapper's without its padding.
   return (

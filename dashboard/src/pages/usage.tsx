@@ -51,9 +51,9 @@ function Report({ report, csvQuery, loading }: { report: CostsReport; csvQuery: 
         <>
           {report.groups_truncated && <p class="notice">Only the largest groups are shown; narrow the filters to see the others.</p>}
           <h2>Requests{by}</h2>
-          <Chart label={`Requests per ${report.bucket}${by}, ${range}, ${shaped.requests.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.requests} formatValue={formatCount} />
+          <Chart label={`Requests per ${report.bucket}${by}, ${range}, ${shaped.requests.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.requests} formatValue={formatCount} counts utc={report.bucket === 'day'} />
           <h2>Cost{by}</h2>
-          <Chart label={`Cost in USD per ${report.bucket}${by}, ${range}, ${shaped.cost.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.cost} formatValue={formatCost} />
+          <Chart label={`Cost in USD per ${report.bucket}${by}, ${range}, ${shaped.cost.length} lines. The tables below list the numbers.`} times={shaped.times} series={shaped.cost} formatValue={formatCost} utc={report.bucket === 'day'} />
           <h2>Totals over the range</h2>
           <SummaryTable report={report} />
           <BucketTable report={report} />

@@ -64,14 +64,14 @@ export function UsageControls({ query, admin }: { query: UsageQuery; admin: bool
         </select>
       </Field>
       {admin && (
-        <Field label="Key id">
+        <Field label="Filter by key id">
           <input value={filters.key_id} placeholder="any" onInput={(event) => setFilters({ ...filters, key_id: event.currentTarget.value })} />
         </Field>
       )}
-      <Field label="Provider">
+      <Field label="Filter by provider">
         <input value={filters.provider} placeholder="any" onInput={(event) => setFilters({ ...filters, provider: event.currentTarget.value })} />
       </Field>
-      <Field label="Model">
+      <Field label="Filter by model">
         <input value={filters.model} placeholder="any" onInput={(event) => setFilters({ ...filters, model: event.currentTarget.value })} />
       </Field>
       <button type="submit">Apply filters</button>

@@ -44,7 +44,9 @@ export function SummaryTable({ report }: { report: CostsReport }) {
 export function BucketTable({ report }: { report: CostsReport }) {
   return (
     <details class="buckets">
-      <summary>Every {report.bucket} ({report.series.length} rows)</summary>
+      <summary>
+        Every {report.bucket} ({report.series.length} {report.series.length === 1 ? 'row' : 'rows'})
+      </summary>
       <TableWrap label={`Requests and cost per ${report.bucket}`}>
         <table>
           <thead>
