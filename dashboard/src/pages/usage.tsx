@@ -27,7 +27,7 @@ export function Usage({ session, query }: PageProps) {
       <UsageControls query={controls} admin={session.admin} />
       <ErrorNotice error={report.error} />
       {report.loading && !report.data && <Loading what="Loading usage" />}
-      {report.data && <Report report={report.data} csvQuery={apiQuery(controls, 'csv')} loading={report.loading} />}
+      {report.data && !report.error && <Report report={report.data} csvQuery={apiQuery(controls, 'csv')} loading={report.loading} />}
     </section>
   );
 }
