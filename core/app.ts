@@ -23,6 +23,7 @@ import { EventBus } from './events.js';
 import { compileOverrides } from './overrides.js';
 import { CacheStatsBoard } from './cache-stats.js';
 import { KeyStatsBoard } from './key-stats.js';
+import { SessionBoard } from './sessions.js';
 import { compose, composeTimed, stepsFor, type Handler, type Plugin, type PluginDeps, type PluginModule, type Route } from './pipeline.js';
 import { GatewayServer, listenError } from './server.js';
 import { acceptedAtMost, openFilesLimit, OVERFLOW_CONNECTIONS } from './connections.js';
@@ -41,6 +42,7 @@ import { dataProtection, RequestRecords } from './records/records.js';
 import type { Anonymizer } from './anonymize.js';
 import type { RequestContext } from './context.js';
 import { metrics } from '../plugins/metrics.js';
+import { dashboard } from '../plugins/dashboard.js';
 import { ipFilter } from '../plugins/ip-filter.js';
 import { keys } from '../plugins/keys.js';
 import { auth } from '../plugins/auth.js';
@@ -67,7 +69,7 @@ import type { Provider, ProviderModule } from './provider.js';
  * Events adds none either: it delivers what the others notify, so it is created before them and
  * closed after them (nothing they say while closing is lost).
  */
-export const PIPELINE: readonly PluginModule[] = [metrics, events, ipFilter, keys, auth, chatBody, experiments, rateLimit, costGuard, cache, router, failover];
+export const PIPELINE: readonly PluginModule[] = [metrics, events, ipFilter, keys, dashboard, auth, chatBody, experiments, rateLimit, costGuard, cache, router, failover];
 
 export const PROVIDERS: readonly ProviderModule[] = [openai, anthropic, google, cohere, mistral, custom];
 
@@ -196,6 +198,7 @@ export async function createApp(env: NodeJS.ProcessEnv, options: AppOptions = {}
     events: new EventBus(),
     cacheStats: new CacheStatsBoard(),
     keyStats: new KeyStatsBoard(),
+    sessions: new SessionBoard(),
     // Read only while serving, when `server` (built below, after the plugins) exists.
     inflight: () => server.inflightCount,
     settings: values,

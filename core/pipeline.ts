@@ -14,6 +14,7 @@ import type { CacheStatsBoard } from './cache-stats.js';
 import type { KeyStatsBoard } from './key-stats.js';
 import type { Provider } from './provider.js';
 import type { KeyStore } from './key-store.js';
+import type { SessionBoard } from './sessions.js';
 import type { OverrideParser, OverrideSpec } from './overrides.js';
 import type { Store } from './store/database.js';
 import type { ResponseStore } from './responses/store.js';
@@ -69,6 +70,8 @@ export interface PluginDeps {
   redis(): Redis;
   /** The durable store (SQLite or PostgreSQL), opened and migrated before any plugin is created. */
   store(): Store;
+  /** Dashboard sessions: the keys plugin provides them, the auth step accepts their cookie. */
+  sessions: SessionBoard;
   /** Key stores consulted after the bootstrap key (tests' extra keys, then the keys plugin's durable store, which it adds). */
   keyStores: KeyStore[];
   /** Stored responses of POST /v1/responses (read by the chat-body step for previous_response_id). */

@@ -1,6 +1,6 @@
 // Keys: the API keys beyond the bootstrap one, kept in the durable store (plugins/keys/). Adds no
 // step: it hands the auth step a key store (cached, invalidated through Redis with
-// MODELGATE_STORE=redis) and serves the admin API at /v1/admin/keys. Reads MODELGATE_API_KEY_PEPPER,
+// MODELGATE_STORE=redis) and the dashboard's sessions (keys/sessions.ts), and serves the admin API at /v1/admin/keys. Reads MODELGATE_API_KEY_PEPPER,
 // MODELGATE_API_KEY_ROTATION_ENABLED, _INTERVAL and _GRACE (and MODELGATE_API_KEY, MODELGATE_STORE,
 // REDIS_KEY_PREFIX, MODELGATE_BODY_IDLE_TIMEOUT, declared elsewhere).
 import { defineSettings, type SettingsOf } from '../core/settings.js';
@@ -10,6 +10,7 @@ import { EXPIRING_WINDOW_DAYS } from '../core/key-stats.js';
 import { KeyRows } from './keys/key-rows.js';
 import { Pepper, pepperFrom } from './keys/secrets.js';
 import { VerifiedKeys } from './keys/verified-keys.js';
+import { DashboardSessions } from './keys/sessions.js';
 import { KeyInvalidation } from './keys/invalidation.js';
 import { LastUsedWriter } from './keys/last-used.js';
 import { KeyAdmin } from './keys/key-admin.js';
@@ -66,6 +67,7 @@ export const keys: PluginModule<typeof settings> = {
       await waitUntilReady(redis, BOOT_WAIT_MS);
     }
     deps.keyStores.push(verified);
+    deps.sessions.provide(new DashboardSessions(store.db, rows, pepper, values.MODELGATE_API_KEY as string));
     let expiringSoon = 0;
     const countExpiring = async () => {
       const now = Date.now();

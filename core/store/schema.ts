@@ -8,6 +8,7 @@ import type { ResponseItemTable, ResponseTable } from './tables/responses.js';
 import type { RequestRecordTable } from './tables/records.js';
 import type { AlertStateTable, EventCounterTable, EventDeliveryAttemptTable, EventOutboxTable, WebhookEndpointTable } from './tables/events.js';
 import type { ExperimentExposureTable, ExperimentFeedbackTable, ExperimentTable } from './tables/experiments.js';
+import type { DashboardSessionTable } from './tables/sessions.js';
 
 export * from './tables/usage.js';
 export * from './tables/keys.js';
@@ -15,6 +16,7 @@ export * from './tables/responses.js';
 export * from './tables/records.js';
 export * from './tables/events.js';
 export * from './tables/experiments.js';
+export * from './tables/sessions.js';
 
 /** A named lease: the replica holding it runs that background job (the retention sweeper). */
 export interface LeaseTable {
@@ -52,6 +54,7 @@ export interface Tables {
   experiments: ExperimentTable;
   experiment_exposures: ExperimentExposureTable;
   experiment_feedback: ExperimentFeedbackTable;
+  dashboard_sessions: DashboardSessionTable;
   modelgate_migrations: MigrationTable;
 }
 

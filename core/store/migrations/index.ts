@@ -13,5 +13,6 @@ import { analytics } from './0008_analytics.js';
 import { requestRecords } from './0009_request_records.js';
 import { events } from './0010_events.js';
 import { experiments } from './0011_experiments.js';
+import { dashboardSessions } from './0012_dashboard_sessions.js';
 
-export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords, events, experiments];
+export const MIGRATIONS: readonly Migration[] = [ledger, budgetState, leases, importV0Ledger, apiKeys, usageByKey, responses, analytics, requestRecords, events, experiments, dashboardSessions];
