@@ -12,7 +12,7 @@ import { useDebounced, useLoaded } from '../components/use-loaded.js';
 import { KeyForm } from './keys/key-form.js';
 import { KeyTable, type KeyAction } from './keys/key-table.js';
 import type { ApiKey, IssuedApiKey, KeyList } from './keys/types.js';
-import './keys/keys.css';
+import '../components/admin-pages.css';
 
 const PAGE_SIZE = 50;
 
@@ -47,7 +47,7 @@ export function Keys(_props: PageProps) {
   };
 
   return (
-    <section class="keys-page">
+    <section class={open || issued ? 'keys-page dialog-open' : 'keys-page'}>
       <h1>API keys</h1>
       <div class="toolbar">
         <Field label="Search keys" hint="A key's exact name, or the start of its prefix (uc_…).">
