@@ -7,7 +7,8 @@ import { del, get, post } from '../api.js';
 import { ConfirmDialog } from '../components/confirm-dialog.js';
 import { Pager, useCursor } from '../components/cursor-pager.js';
 import { SecretDialog } from '../components/secret-dialog.js';
-import { Dialog, Empty, ErrorNotice, Field, formatDate, Loading } from '../components/ui.js';
+import { Dialog, Empty, ErrorNotice, formatDate, Loading } from '../components/ui.js';
+import { FormField } from '../components/form-field.js';
 import { useDebounced, useLoaded } from '../components/use-loaded.js';
 import { KeyForm } from './keys/key-form.js';
 import { KeyTable, type KeyAction } from './keys/key-table.js';
@@ -50,19 +51,19 @@ export function Keys(_props: PageProps) {
     <section class={open || issued ? 'keys-page dialog-open' : 'keys-page'}>
       <h1>API keys</h1>
       <div class="toolbar">
-        <Field label="Search keys" hint="A key's exact name, or the start of its prefix (uc_…).">
+        <FormField label="Search keys" hint="A key's exact name, or the start of its prefix (uc_…).">
           <input type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} autoComplete="off" />
-        </Field>
-        <Field label="Owner">
+        </FormField>
+        <FormField label="Owner">
           <input type="search" value={owner} onInput={(event) => setOwner(event.currentTarget.value)} autoComplete="off" />
-        </Field>
-        <Field label="Status">
+        </FormField>
+        <FormField label="Status">
           <select value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
             <option value="">All</option>
             <option value="active">Active</option>
             <option value="revoked">Revoked</option>
           </select>
-        </Field>
+        </FormField>
         <button type="button" class="toolbar-end" onClick={() => setOpen({ action: 'create' })}>
           Create key
         </button>

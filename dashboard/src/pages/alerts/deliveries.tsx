@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get, post } from '../../api.js';
 import { Pager, useCursor } from '../../components/cursor-pager.js';
-import { Empty, ErrorNotice, Field, formatDate, formatMs, Loading } from '../../components/ui.js';
+import { Empty, ErrorNotice, formatDate, formatMs, Loading } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import type { Delivery, Page } from './types.js';
 
@@ -32,7 +33,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
   return (
     <div>
       <div class="toolbar">
-        <Field label="Delivery status">
+        <FormField label="Delivery status">
           <select value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
             <option value="">All</option>
             <option value="pending">Pending</option>
@@ -40,7 +41,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
             <option value="failed">Failed</option>
             <option value="skipped">Skipped</option>
           </select>
-        </Field>
+        </FormField>
         <button type="button" class="secondary" onClick={list.reload}>
           Refresh
         </button>
@@ -90,7 +91,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
                       '—'
                     ) : (
                       <details>
-                        <summary>{delivery.attempt_log.length} attempts</summary>
+                        <summary>{delivery.attempt_log.length === 1 ? "1 attempt" : `${delivery.attempt_log.length} attempts`}</summary>
                         <ol class="attempts">
                           {delivery.attempt_log.map((attempt, index) => (
                             <li key={index}>

@@ -3,7 +3,7 @@
 // may only be enabled or disabled.
 import { useState } from 'preact/hooks';
 import { patch, post } from '../../api.js';
-import { Field } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { FormError } from '../keys/key-form.js';
 import { EVENT_TYPES, type WebhookEndpoint } from './types.js';
 
@@ -49,12 +49,12 @@ export function EndpointForm({ existing, onSaved, onCancel }: { existing?: Webho
 
   return (
     <form onSubmit={submit} noValidate>
-      <Field label="URL" hint={fromSettings ? 'Set by MODELGATE_WEBHOOK_URL: change it there.' : 'https://… — a token in the query is never logged and shown as ***.'}>
+      <FormField label="URL" hint={fromSettings ? 'Set by MODELGATE_WEBHOOK_URL: change it there.' : 'https://… — a token in the query is never logged and shown as ***.'}>
         <input type="url" required maxLength={2048} value={url} disabled={fromSettings} onInput={(event) => setUrl(event.currentTarget.value)} />
-      </Field>
-      <Field label="Description">
+      </FormField>
+      <FormField label="Description">
         <input maxLength={500} value={description} disabled={fromSettings} onInput={(event) => setDescription(event.currentTarget.value)} />
-      </Field>
+      </FormField>
       <fieldset disabled={fromSettings}>
         <legend>Event types</legend>
         <label class="check">

@@ -3,7 +3,8 @@
 import { useState } from 'preact/hooks';
 import { del, get, patch, post } from '../../api.js';
 import { ConfirmDialog } from '../../components/confirm-dialog.js';
-import { ErrorNotice, Field, formatDate, Loading } from '../../components/ui.js';
+import { ErrorNotice, formatDate, Loading } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import { navigate } from '../../router.js';
 import { ArmsTable, DecisionPanel, MetricTable } from './results.js';
@@ -124,7 +125,7 @@ export function ExperimentDetail({ id }: { id: string }) {
           await post(`/v1/admin/experiments/${id}/promote`, { arm });
           after(`Promoted ${arm}.`);
         }}>
-          <Field label="Arm to promote" hint={results.decision.winner ? `The decision's winner is ${results.decision.winner}.` : 'The decision names no winner yet.'}>
+          <FormField label="Arm to promote" hint={results.decision.winner ? `The decision's winner is ${results.decision.winner}.` : 'The decision names no winner yet.'}>
             <select value={arm} onChange={(event) => setArm(event.currentTarget.value)}>
               {experiment.arms.map((candidate) => (
                 <option key={candidate.name} value={candidate.name}>
@@ -133,7 +134,7 @@ export function ExperimentDetail({ id }: { id: string }) {
                 </option>
               ))}
             </select>
-          </Field>
+          </FormField>
           <p>All of the experiment's matching traffic goes to this arm from now on, until the experiment is deleted{experiment.status === 'running' ? '; the experiment finishes' : ''}.</p>
         </ConfirmDialog>
       )}

@@ -3,7 +3,7 @@
 // early_stop, match.keys…) as JSON merged over the form's fields.
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../api.js';
-import { Field } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { FormError } from '../keys/key-form.js';
 import type { Experiment } from './types.js';
 
@@ -90,41 +90,41 @@ export function ExperimentForm({ onCreated, onCancel }: { onCreated: (experiment
   return (
     <form onSubmit={submit} noValidate>
       <div class="form-grid">
-        <Field label="Name" hint="Letters, digits, . _ - (up to 64).">
+        <FormField label="Name" hint="Letters, digits, . _ - (up to 64).">
           <input required value={name} onInput={(event) => setName(event.currentTarget.value)} />
-        </Field>
-        <Field label="Model to match" hint="As clients send it; empty: every chat request.">
+        </FormField>
+        <FormField label="Model to match" hint="As clients send it; empty: every chat request.">
           <input value={model} onInput={(event) => setModel(event.currentTarget.value)} placeholder="gpt-4o-mini" />
-        </Field>
-        <Field label="Traffic share (%)">
+        </FormField>
+        <FormField label="Traffic share (%)">
           <input type="number" min={0} max={100} step="any" value={percent} onInput={(event) => setPercent(event.currentTarget.value)} />
-        </Field>
-        <Field label="Unit" hint="What is assigned to one arm.">
+        </FormField>
+        <FormField label="Unit" hint="What is assigned to one arm.">
           <select value={unit} onChange={(event) => setUnit(event.currentTarget.value)}>
             <option value="user">user (the request's user field)</option>
             <option value="key">key</option>
             <option value="header">a header</option>
           </select>
-        </Field>
+        </FormField>
         {unit === 'header' && (
-          <Field label="Header name">
+          <FormField label="Header name">
             <input value={header} onInput={(event) => setHeader(event.currentTarget.value)} placeholder="x-session-id" />
-          </Field>
+          </FormField>
         )}
       </div>
       <fieldset>
         <legend>Arms (the first is the control)</legend>
         {arms.map((arm, index) => (
           <div class="arm-row" key={index}>
-            <Field label={`Arm ${index + 1} name`}>
+            <FormField label={`Arm ${index + 1} name`}>
               <input value={arm.name} onInput={(event) => setArm(index, 'name', event.currentTarget.value)} />
-            </Field>
-            <Field label={`Arm ${index + 1} model`}>
+            </FormField>
+            <FormField label={`Arm ${index + 1} model`}>
               <input value={arm.model} onInput={(event) => setArm(index, 'model', event.currentTarget.value)} placeholder="openai/gpt-4o" />
-            </Field>
-            <Field label={`Arm ${index + 1} weight`}>
+            </FormField>
+            <FormField label={`Arm ${index + 1} weight`}>
               <input type="number" min={0} step="any" value={arm.weight} onInput={(event) => setArm(index, 'weight', event.currentTarget.value)} />
-            </Field>
+            </FormField>
             <button type="button" class="secondary" disabled={arms.length <= 2} onClick={() => setArms((now) => now.filter((_, at) => at !== index))} aria-label={`Remove arm ${index + 1}`}>
               Remove
             </button>
@@ -135,27 +135,27 @@ export function ExperimentForm({ onCreated, onCancel }: { onCreated: (experiment
         </button>
       </fieldset>
       <div class="form-grid">
-        <Field label="Metrics" hint="cost, user_satisfaction, quality_score… (comma separated).">
+        <FormField label="Metrics" hint="cost, user_satisfaction, quality_score… (comma separated).">
           <input value={metrics} onInput={(event) => setMetrics(event.currentTarget.value)} />
-        </Field>
-        <Field label="Primary metric" hint="Decides; empty: the first metric.">
+        </FormField>
+        <FormField label="Primary metric" hint="Decides; empty: the first metric.">
           <input value={primary} onInput={(event) => setPrimary(event.currentTarget.value)} list="primary-metrics" />
-        </Field>
+        </FormField>
         <datalist id="primary-metrics">
           {[...list(metrics), 'latency', 'error_rate'].map((metric) => (
             <option key={metric} value={metric} />
           ))}
         </datalist>
-        <Field label="Duration (days)" hint="Empty: the gateway's default.">
+        <FormField label="Duration (days)" hint="Empty: the gateway's default.">
           <input type="number" min={1} max={365} step="any" value={days} onInput={(event) => setDays(event.currentTarget.value)} />
-        </Field>
+        </FormField>
       </div>
       <label class="check">
         <input type="checkbox" checked={draft} onChange={(event) => setDraft(event.currentTarget.checked)} /> Save as a draft (start it later)
       </label>
-      <Field label="Advanced (JSON)" hint='Other fields, merged over the form: {"guardrails": ["error_rate"], "early_stop": true, "alpha": 0.01, "match": {"keys": ["key_…"]}}'>
+      <FormField label="Advanced (JSON)" hint='Other fields, merged over the form: {"guardrails": ["error_rate"], "early_stop": true, "alpha": 0.01, "match": {"keys": ["key_…"]}}'>
         <textarea rows={3} value={advanced} onInput={(event) => setAdvanced(event.currentTarget.value)} />
-      </Field>
+      </FormField>
       <FormError error={error} label={(param) => (param === 'advanced' ? 'Advanced (JSON)' : labelOf(param))} />
       <div class="actions dialog-actions">
         <button type="submit" disabled={busy}>

@@ -2,7 +2,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { get } from '../../api.js';
 import { Pager, useCursor } from '../../components/cursor-pager.js';
-import { Dialog, Empty, ErrorNotice, Field, formatDate, Loading } from '../../components/ui.js';
+import { Dialog, Empty, ErrorNotice, formatDate, Loading } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { useLoaded } from '../../components/use-loaded.js';
 import { navigate } from '../../router.js';
 import { ExperimentForm } from './experiment-form.js';
@@ -19,7 +20,7 @@ export function ExperimentsList() {
     <section class={creating ? 'dialog-open' : undefined}>
       <h1>Experiments</h1>
       <div class="toolbar">
-        <Field label="Status">
+        <FormField label="Status">
           <select value={status} onChange={(event) => setStatus(event.currentTarget.value)}>
             <option value="">All</option>
             <option value="draft">Draft</option>
@@ -27,7 +28,7 @@ export function ExperimentsList() {
             <option value="stopped">Stopped</option>
             <option value="finished">Finished</option>
           </select>
-        </Field>
+        </FormField>
         <button type="button" class="toolbar-end" onClick={() => setCreating(true)}>
           Create experiment
         </button>

@@ -3,7 +3,7 @@
 // expiry). A refusal names the field it is about (the API's `param`).
 import { useState } from 'preact/hooks';
 import { ApiError, patch, post } from '../../api.js';
-import { Field } from '../../components/ui.js';
+import { FormField } from '../../components/form-field.js';
 import { BUDGETS, fieldLabel, RATE_LIMITS, type ApiKey, type IssuedApiKey, type KeyLimits, type LimitName } from './types.js';
 
 type Values = { name: string; owner: string; admin: boolean; models: string; expires: string } & Record<LimitName, string>;
@@ -95,21 +95,21 @@ export function KeyForm({ existing, onSaved, onCancel }: { existing?: ApiKey; on
   return (
     <form onSubmit={submit} class="key-form" noValidate>
       <div class="form-grid">
-        <Field label="Name">
+        <FormField label="Name">
           <input required maxLength={100} value={values.name} onInput={set('name')} aria-invalid={invalid('name')} />
-        </Field>
-        <Field label="Owner" hint={existing ? 'The tenant: usage and cache are kept apart per owner.' : "The tenant; empty: the key's own id."}>
+        </FormField>
+        <FormField label="Owner" hint={existing ? 'The tenant: usage and cache are kept apart per owner.' : "The tenant; empty: the key's own id."}>
           <input maxLength={100} value={values.owner} onInput={set('owner')} aria-invalid={invalid('owner')} />
-        </Field>
+        </FormField>
       </div>
       <fieldset>
         <legend>Rate limits</legend>
         <p class="hint">Empty: the gateway's setting applies.</p>
         <div class="form-grid">
           {RATE_LIMITS.map((field) => (
-            <Field key={field.name} label={field.label}>
+            <FormField key={field.name} label={field.label}>
               <input type="number" min={1} step={1} inputMode="numeric" value={values[field.name]} onInput={set(field.name)} aria-invalid={invalid(`limits.${field.name}`)} />
-            </Field>
+            </FormField>
           ))}
         </div>
       </fieldset>
@@ -118,19 +118,19 @@ export function KeyForm({ existing, onSaved, onCancel }: { existing?: ApiKey; on
         <p class="hint">On top of the gateway's budgets; empty: none for this key.</p>
         <div class="form-grid">
           {BUDGETS.map((field) => (
-            <Field key={field.name} label={field.label}>
+            <FormField key={field.name} label={field.label}>
               <input type="number" min={0} step="any" inputMode="decimal" value={values[field.name]} onInput={set(field.name)} aria-invalid={invalid(`limits.${field.name}`)} />
-            </Field>
+            </FormField>
           ))}
         </div>
       </fieldset>
-      <Field label="Allowed models" hint="One per line or comma separated: gpt-4o-mini, anthropic/*. Empty: every model.">
+      <FormField label="Allowed models" hint="One per line or comma separated: gpt-4o-mini, anthropic/*. Empty: every model.">
         <textarea rows={3} value={values.models} onInput={set('models')} aria-invalid={invalid('allowed_models')} />
-      </Field>
+      </FormField>
       <div class="form-grid">
-        <Field label="Expires" hint="At 00:00 UTC that day. Empty: never.">
+        <FormField label="Expires" hint="At 00:00 UTC that day. Empty: never.">
           <input type="date" value={values.expires} onInput={set('expires')} aria-invalid={invalid('expires_at')} />
-        </Field>
+        </FormField>
         {!existing && (
           <label class="check">
             <input type="checkbox" checked={values.admin} onChange={set('admin')} /> Admin key (may use the admin API)
