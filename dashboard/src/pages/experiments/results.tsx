@@ -1,6 +1,6 @@
 // One experiment's results: per arm what it measured, each metric's mean with its 95% interval
 // (numbers and a bar on a scale shared by the arms), the comparison with the control, and the decision.
-import { formatCount, formatDate, formatMs, formatPercent, formatUsd } from '../../components/ui.js';
+import { formatCount, formatDate, formatMs, formatPercent } from '../../components/ui.js';
 import { IntervalBar, scaleOf } from './interval-bar.js';
 import { formatMetric, type ArmResult, type Decision } from './types.js';
 
@@ -34,7 +34,7 @@ export function ArmsTable({ arms }: { arms: ArmResult[] }) {
               </th>
               <td class="num">{formatCount(arm.requests)}</td>
               <td class="num">{formatCount(arm.units)}</td>
-              <td class="num">{formatUsd(arm.cost_per_request)}</td>
+              <td class="num">{formatMetric('cost', arm.cost_per_request)}</td>
               <td class="num">
                 {formatMs(arm.latency_ms?.p50)}
                 {arm.latency_ms?.p50_ci_low != null && <div class="muted-text">{`${formatMs(arm.latency_ms.p50_ci_low)}–${formatMs(arm.latency_ms.p50_ci_high)}`}</div>}

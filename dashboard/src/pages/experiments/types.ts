@@ -96,7 +96,7 @@ export const STATUS_BADGE: Record<ExperimentStatus, string> = { draft: 'muted', 
 /** A metric's value as read: USD for cost, ms for latency, a share for error_rate, else the number. */
 export function formatMetric(metric: string, value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';
-  if (metric === 'cost') return `$${value.toPrecision(3)}`;
+  if (metric === 'cost') return `${value < 0 ? '−' : ''}$${Math.abs(value).toPrecision(3)}`;
   if (metric === 'latency') return `${Math.round(value)} ms`;
   if (metric === 'error_rate') return `${(value * 100).toFixed(2)}%`;
   return Number.isInteger(value) ? String(value) : value.toFixed(3);
