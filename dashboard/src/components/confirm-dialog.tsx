@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, ErrorNotice } from './ui.js';
+import { useReturnFocus } from './return-focus.js';
 
 export function ConfirmDialog(props: {
   title: string;
@@ -12,6 +13,7 @@ export function ConfirmDialog(props: {
   onClose: () => void;
   children: ComponentChildren;
 }) {
+  useReturnFocus();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   return (

@@ -3,8 +3,10 @@
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { Dialog } from './ui.js';
+import { useReturnFocus } from './return-focus.js';
 
 export function SecretDialog({ title, secret, onClose, children }: { title: string; secret: string; onClose: () => void; children?: ComponentChildren }) {
+  useReturnFocus();
   const [copied, setCopied] = useState('');
   const code = useRef<HTMLElement>(null);
   const copy = async () => {

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { patch, post } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
+import { useReturnFocus } from '../../components/return-focus.js';
 import { FormError } from '../keys/key-form.js';
 import { EVENT_TYPES, type WebhookEndpoint } from './types.js';
 
@@ -11,6 +12,7 @@ const LABELS: Record<string, string> = { url: 'URL', event_types: 'Event types',
 const labelOf = (param: string) => LABELS[param.split('.')[0]!] ?? param;
 
 export function EndpointForm({ existing, onSaved, onCancel }: { existing?: WebhookEndpoint; onSaved: (endpoint: WebhookEndpoint) => void; onCancel: () => void }) {
+  useReturnFocus();
   const [url, setUrl] = useState(existing?.url ?? '');
   const [description, setDescription] = useState(existing?.description ?? '');
   const [every, setEvery] = useState(existing ? existing.event_types.includes('*') : true);

@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
+import { useReturnFocus } from '../../components/return-focus.js';
 import { FormError } from '../keys/key-form.js';
 import type { Experiment } from './types.js';
 
@@ -32,6 +33,7 @@ function labelOf(param: string): string {
 const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 export function ExperimentForm({ onCreated, onCancel }: { onCreated: (experiment: Experiment) => void; onCancel: () => void }) {
+  useReturnFocus();
   const [name, setName] = useState('');
   const [model, setModel] = useState('');
   const [percent, setPercent] = useState('100');

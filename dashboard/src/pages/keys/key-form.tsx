@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, patch, post } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
+import { useReturnFocus } from '../../components/return-focus.js';
 import { BUDGETS, fieldLabel, RATE_LIMITS, type ApiKey, type IssuedApiKey, type KeyLimits, type LimitName } from './types.js';
 
 type Values = { name: string; owner: string; admin: boolean; models: string; expires: string } & Record<LimitName, string>;
@@ -67,6 +68,7 @@ function changeBody(values: Values, key: ApiKey) {
 }
 
 export function KeyForm({ existing, onSaved, onCancel }: { existing?: ApiKey; onSaved: (key: ApiKey | IssuedApiKey) => void; onCancel: () => void }) {
+  useReturnFocus();
   const [values, setValues] = useState(() => valuesOf(existing));
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
