@@ -31,7 +31,7 @@ export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T>
         setLoading(false);
       },
     );
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `load` is a new closure each render: the caller names what it depends on in `deps`.
   }, [...deps, round]);
   return { data, error, loading, reload: () => setRound((n) => n + 1) };
 }

@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { patch, post } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { useReturnFocus } from '../../components/return-focus.js';
-import { FormError } from '../keys/key-form.js';
+import { FormError } from '../../components/form-error.js';
 import { EVENT_TYPES, type WebhookEndpoint } from './types.js';
 
 const LABELS: Record<string, string> = { url: 'URL', event_types: 'Event types', description: 'Description', enabled: 'Enabled' };

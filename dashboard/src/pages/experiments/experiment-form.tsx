@@ -5,7 +5,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, post } from '../../api.js';
 import { FormField } from '../../components/form-field.js';
 import { useReturnFocus } from '../../components/return-focus.js';
-import { FormError } from '../keys/key-form.js';
+import { FormError } from '../../components/form-error.js';
 import type { Experiment } from './types.js';
 
 interface ArmRow {

@@ -3,6 +3,7 @@
 // expiry). A refusal names the field it is about (the API's `param`).
 import { useState } from 'preact/hooks';
 import { ApiError, patch, post } from '../../api.js';
+import { FormError } from '../../components/form-error.js';
 import { FormField } from '../../components/form-field.js';
 import { useReturnFocus } from '../../components/return-focus.js';
 import { BUDGETS, fieldLabel, RATE_LIMITS, type ApiKey, type IssuedApiKey, type KeyLimits, type LimitName } from './types.js';
@@ -139,7 +140,7 @@ export function KeyForm({ existing, onSaved, onCancel }: { existing?: ApiKey; on
           </label>
         )}
       </div>
-      <FormError error={error} />
+      <FormError error={error} label={fieldLabel} />
       <div class="actions dialog-actions">
         <button type="submit" disabled={busy}>
           {existing ? 'Save' : 'Create key'}
@@ -149,18 +150,5 @@ export function KeyForm({ existing, onSaved, onCancel }: { existing?: ApiKey; on
         </button>
       </div>
     </form>
-  );
-}
-
-/** The API's refusal, naming the form's field when the API said which (`param`). */
-export function FormError({ error, label = fieldLabel }: { error: unknown; label?: (param: string) => string }) {
-  if (!error) return null;
-  const param = error instanceof ApiError ? error.param : null;
-  const message = error instanceof Error ? error.message : String(error);
-  return (
-    <p class="error" role="alert">
-      {param && <strong>{label(param)}: </strong>}
-      {message}
-    </p>
   );
 }
