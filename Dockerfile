@@ -15,9 +15,12 @@ COPY demo demo
 COPY scripts scripts
 COPY bench bench
 COPY config config
-# dist is a link to the build under .builds/: the image gets the build itself. The compiler is a
-# dependency (a production install builds from source) but a built image does not need it.
-RUN npm run build && cp -rL dist /app/dist-image && npm prune --omit=dev && rm -rf node_modules/typescript
+COPY dashboard dashboard
+# dist is a link to the build under .builds/: the image gets the build itself (the dashboard's files
+# included). The compiler and the dashboard's bundler are dependencies (a production install builds
+# from source) but a built image does not need them.
+RUN npm run build && cp -rL dist /app/dist-image && npm prune --omit=dev \
+    && rm -rf node_modules/typescript node_modules/vite node_modules/rolldown node_modules/@rolldown node_modules/lightningcss*
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \

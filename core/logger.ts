@@ -55,7 +55,7 @@ export const loggingSettings = defineSettings({
 
 export type LoggingSettings = SettingsOf<typeof loggingSettings>;
 
-const SECRET_FIELDS = ['authorization', 'apiKey', 'api_key', 'key', 'password', 'secret', 'token', 'x-api-key', 'x-goog-api-key', 'cookie', 'set-cookie'];
+const SECRET_FIELDS = ['authorization', 'apiKey', 'api_key', 'key', 'password', 'secret', 'token', 'x-api-key', 'x-goog-api-key', 'cookie', 'set-cookie', 'x-csrf-token', 'csrf_token'];
 export const REDACT_PATHS = [
   ...SECRET_FIELDS.map((field) => `["${field}"]`),
   ...SECRET_FIELDS.map((field) => `*["${field}"]`),

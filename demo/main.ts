@@ -37,6 +37,7 @@ ${where.map((line) => `  ${line}\n`).join('')}
     });
     console.log(reply.choices[0].message.content);
 
+  Dashboard: ${url.replace(/\/v1$/, '')}/dashboard (sign in with the demo API key)
   Models: curl ${url}/models -H "Authorization: Bearer ${key}"
   Health: curl ${url}/health
   Stop with Ctrl+C.

@@ -2,8 +2,9 @@
 // webhooks to registered endpoints (Standard Webhooks), and alerts by e-mail, chat and a generic
 // webhook — through a durable outbox, retried, each delivery made by one replica. Adds no step; it
 // observes finished requests (rate-limit refusals, provider failures, error rate) and serves the
-// admin API at /v1/admin/webhooks. Reads MODELGATE_WEBHOOK*, MODELGATE_SMTP_*, MODELGATE_EMAIL_*,
-// MODELGATE_CHAT_*, MODELGATE_ALERT_* (and MODELGATE_ALERTS_ENABLED, declared by the cost guard).
+// admin API at /v1/admin/webhooks and /v1/admin/alerts. Reads MODELGATE_WEBHOOK*, MODELGATE_SMTP_*,
+// MODELGATE_EMAIL_*, MODELGATE_CHAT_*, MODELGATE_ALERT_* (MODELGATE_ALERTS_ENABLED and _RULES are
+// declared by the cost guard, which evaluates the rules).
 import { ConfigError } from '../core/config.js';
 import { AlertStates } from '../core/alert-states.js';
 import { takeLease } from '../core/store/lease.js';
@@ -21,6 +22,7 @@ import { keyBytes, Signer } from './events/signing.js';
 import type { EmailChannel } from './events/email.js';
 import { ChatChannel } from './events/chat.js';
 import { webhookAdminRoutes } from './events/admin-routes.js';
+import { alertAdminRoutes } from './events/alert-settings.js';
 import type { Delivery } from './events/outbox.js';
 import { DeliveryError } from './events/types.js';
 
@@ -285,15 +287,33 @@ export const events: PluginModule<typeof settings> = {
 
     return {
       name: 'events',
-      routes: webhookAdminRoutes({
-        endpoints,
-        outbox,
-        bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number,
-        allowPrivate: s.MODELGATE_WEBHOOK_ALLOW_PRIVATE,
-        eventTypes: EVENT_TYPES,
-        checkUrl: checkWebhookUrl,
-        wake: () => dispatcher.wake(),
-      }),
+      routes: [
+        ...webhookAdminRoutes({
+          endpoints,
+          outbox,
+          bodyIdleMs: values.MODELGATE_BODY_IDLE_TIMEOUT as number,
+          allowPrivate: s.MODELGATE_WEBHOOK_ALLOW_PRIVATE,
+          eventTypes: EVENT_TYPES,
+          checkUrl: checkWebhookUrl,
+          wake: () => dispatcher.wake(),
+        }),
+        ...alertAdminRoutes(
+          {
+            enabled: alertsOn,
+            cooldownSeconds: s.MODELGATE_ALERT_COOLDOWN,
+            // Declared by the cost guard, which evaluates them.
+            budgetRules: Array.isArray(values.MODELGATE_ALERT_RULES) ? (values.MODELGATE_ALERT_RULES as string[]) : [],
+            errorRate: s.MODELGATE_ALERT_ERROR_RATE,
+            errorRateMinRequests: s.MODELGATE_ALERT_ERROR_RATE_MIN_REQUESTS,
+            circuitBreaker: values.MODELGATE_CIRCUIT_BREAKER_ENABLED !== false,
+            circuitRecoveryMs: recoveryMs,
+            email: { enabled: s.MODELGATE_EMAIL_ALERTS_ENABLED, recipients: s.MODELGATE_EMAIL_RECIPIENTS.length },
+            chat: { enabled: s.MODELGATE_CHAT_ALERTS_ENABLED, url: s.MODELGATE_CHAT_WEBHOOK_URL },
+            webhook: { enabled: s.MODELGATE_WEBHOOK_ALERTS_ENABLED, url: s.MODELGATE_WEBHOOK_ALERT_URL },
+          },
+          outbox,
+        ),
+      ],
       observe(ctx) {
         traffic.observe(ctx);
       },

@@ -31,6 +31,7 @@ const SEE_ALSO: Record<string, string> = {
   router: 'routing.md',
   failover: 'routing.md#failover',
   experiments: 'experiments.md',
+  dashboard: 'dashboard.md',
   openai: 'providers/openai-compatible.md',
   anthropic: 'providers/anthropic.md',
   google: 'providers/google.md',

@@ -45,6 +45,17 @@ export const HEADERS = {
     schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}/[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' },
   },
   'cache-control': { description: '`no-store`: the answer depends on the key that asked.', required: true, schema: { type: 'string', enum: ['no-store'] } },
+  'set-cookie': {
+    description: 'The dashboard session cookie, `modelgate_session=<token>; Path=/; Max-Age=<seconds>; HttpOnly; SameSite=Strict` (and `Secure` over TLS); emptied with Max-Age=0 at sign-out.',
+    required: true,
+    schema: { type: 'string', pattern: '^modelgate_session=[A-Za-z0-9_-]*; Path=/; Max-Age=\\d+; HttpOnly; SameSite=Strict(; Secure)?$' },
+  },
+  'content-security-policy': {
+    description: "The dashboard's policy: scripts, styles, images and connections from the gateway only, nothing inline, no framing (frame-ancestors 'none').",
+    required: true,
+    schema: { type: 'string' },
+  },
+  etag: { description: "The file's content hash: send it back in If-None-Match for a 304.", required: true, schema: { type: 'string' } },
   trailer: { description: 'Announces the x-modelgate-cost trailer of a stream a provider answers.', schema: { type: 'string', enum: ['x-modelgate-cost'] } },
 } as const satisfies Record<string, Header>;
 

@@ -63,11 +63,9 @@ export interface Operation {
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type PathItem = Partial<Record<Method, Operation>>;
 
-export interface SecurityScheme {
-  type: 'http';
-  scheme: 'bearer';
-  description: string;
-}
+export type SecurityScheme =
+  | { type: 'http'; scheme: 'bearer'; description: string }
+  | { type: 'apiKey'; in: 'cookie' | 'header'; name: string; description: string };
 
 export interface OpenApiDocument {
   openapi: '3.1.0';

@@ -30,6 +30,8 @@ export const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('
 
 /** Error texts kept per attempt are bounded (a receiver's message is never stored whole). */
 const MAX_ERROR = 300;
+/** Deliveries read per query when looking for the latest events. */
+const LATEST_PAGE = 500;
 
 export class Outbox {
   constructor(private readonly store: Store) {}
@@ -180,6 +182,45 @@ export class Outbox {
     return row;
   }
 
+  /**
+   * The latest events of `types` the outbox holds (those that had a destination; retention sweeps
+   * them), newest first, each once with the channels it was queued to — replays left out. The
+   * deliveries of one event share its created_at, so they come together in this order.
+   */
+  async latestEvents(types: readonly string[], limit: number): Promise<OutboxEvent[]> {
+    const found: OutboxEvent[] = [];
+    if (types.length === 0) return found;
+    let after: { created_at: number; id: string } | undefined;
+    for (;;) {
+      let query = this.store.db
+        .selectFrom('event_outbox')
+        .select(['id', 'event_id', 'event_type', 'channel', 'payload', 'created_at'])
+        .where('event_type', 'in', types)
+        .where('replay_of', 'is', null);
+      if (after) {
+        const { created_at, id } = after;
+        query = query.where((eb) => eb.or([eb('created_at', '<', created_at), eb.and([eb('created_at', '=', created_at), eb('id', '<', id)])]));
+      }
+      const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(LATEST_PAGE).execute();
+      for (const row of rows) {
+        const same = found.find((event) => event.eventId === row.event_id);
+        if (same) {
+          if (!same.channels.includes(row.channel as Channel)) same.channels.push(row.channel as Channel);
+          continue;
+        }
+        if (found.length === limit) {
+          // A further event older than the last one kept: every delivery of the kept ones was read.
+          if (Number(row.created_at) < found.at(-1)!.createdAt) return found;
+          continue;
+        }
+        found.push({ eventId: row.event_id, eventType: row.event_type, payload: row.payload, createdAt: Number(row.created_at), channels: [row.channel as Channel] });
+      }
+      if (rows.length < LATEST_PAGE) return found;
+      const last = rows.at(-1)!;
+      after = { created_at: Number(last.created_at), id: last.id };
+    }
+  }
+
   /** Deliveries still to make (for the metrics and the shutdown log). */
   async pending(): Promise<number> {
     const row = await this.store.db.selectFrom('event_outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirst();
@@ -203,6 +244,16 @@ export class Outbox {
     });
     return list.length;
   }
+}
+
+/** An event as the outbox holds it: its message, and where it was queued to. */
+export interface OutboxEvent {
+  eventId: string;
+  eventType: string;
+  /** The message as sent: JSON `{type, timestamp, data}`. */
+  payload: string;
+  createdAt: number;
+  channels: Channel[];
 }
 
 export interface AttemptRecord {

@@ -27,6 +27,9 @@ export interface TrafficAlertOptions {
 const SLOT_MS = 5_000;
 const DOWN_WINDOW_SLOTS = 12;
 const ERROR_WINDOW_SLOTS = 60;
+/** The windows the alerts judge, as the settings answer (GET /v1/admin/alerts) states them. */
+export const DOWN_WINDOW_SECONDS = (DOWN_WINDOW_SLOTS * SLOT_MS) / 1000;
+export const ERROR_WINDOW_SECONDS = (ERROR_WINDOW_SLOTS * SLOT_MS) / 1000;
 /** Calls in a minute before "none answered" means down (one failed call is not an outage). */
 export const DOWN_MIN_CALLS = 5;
 const MINUTE_MS = 60_000;
@@ -123,7 +126,7 @@ export class TrafficAlerts {
     for (const [provider, [calls, answered]] of totals) {
       if (answered === 0 && calls >= DOWN_MIN_CALLS && !firing.has(provider)) {
         if (await states.fire('provider.down', provider, cooldownMs, now)) {
-          notify({ type: 'provider.down', data: { provider, failures: calls, window_seconds: (DOWN_WINDOW_SLOTS * SLOT_MS) / 1000, last_error: this.lastError.get(provider) ?? null } });
+          notify({ type: 'provider.down', data: { provider, failures: calls, window_seconds: DOWN_WINDOW_SECONDS, last_error: this.lastError.get(provider) ?? null } });
         }
       } else if (answered > 0 && firing.has(provider)) {
         const since = await states.resolve('provider.down', provider, now);
@@ -141,7 +144,7 @@ export class TrafficAlerts {
       errors += slot.errors;
     }
     const rate = requests === 0 ? 0 : errors / requests;
-    const data = { error_rate: Math.round(rate * 10_000) / 10_000, threshold: errorRate, requests, errors, window_seconds: (ERROR_WINDOW_SLOTS * SLOT_MS) / 1000 };
+    const data = { error_rate: Math.round(rate * 10_000) / 10_000, threshold: errorRate, requests, errors, window_seconds: ERROR_WINDOW_SECONDS };
     if (requests >= errorRateMinRequests && rate >= errorRate) {
       if (await states.fire('error_rate.high', 'gateway', cooldownMs, now)) notify({ type: 'error_rate.high', data });
     } else if (requests >= errorRateMinRequests && rate < errorRate) {

@@ -1,6 +1,6 @@
 // The admin API of keys (admin keys only; anything else is refused 403 admin_required):
 //   POST   /v1/admin/keys                   create; 201 with the secret (`key`), shown this once
-//   GET    /v1/admin/keys                   list: limit, after (cursor), name, owner, status, prefix, expiring_within
+//   GET    /v1/admin/keys                   list: limit, after (cursor), name, owner, search, status, prefix, expiring_within
 //   GET    /v1/admin/keys/{id}              one key
 //   PATCH  /v1/admin/keys/{id}              change name, owner, limits, allowed models, expiry
 //   POST   /v1/admin/keys/{id}/regenerate   new secret, same id; the old one works for the grace period
@@ -71,6 +71,7 @@ function listQuery(ctx: RequestContext, now: number): ListQuery {
     after: queryParam(ctx, 'after', KEY_ID),
     name: queryParam(ctx, 'name'),
     owner: queryParam(ctx, 'owner'),
+    search: queryParam(ctx, 'search', undefined, 100),
     status,
     prefix: queryParam(ctx, 'prefix', PREFIX),
     expiringBefore: match ? now + Number(match[1]) * (match[2] === 'd' ? 86_400_000 : 3_600_000) : undefined,

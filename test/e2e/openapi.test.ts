@@ -91,7 +91,7 @@ async function exchange(t: Test, on: TestGateway, call: Call, status: number): P
   const method = call.method ?? (call.body === undefined ? 'GET' : 'POST');
   const headers: Record<string, string> = { ...call.headers };
   if (call.key !== null) headers.authorization ??= `Bearer ${call.key ?? GATEWAY_KEY}`;
-  if (call.body !== undefined) headers['content-type'] = 'application/json';
+  if (call.body !== undefined) headers['content-type'] ??= 'application/json';
   const body = call.body === undefined ? undefined : typeof call.body === 'string' ? call.body : JSON.stringify(call.body);
   const response = await fetch(`${new URL(on.url).origin}${call.path ?? call.operation}`, { method, headers, body });
   const real = { status: response.status, headers: response.headers, text: await response.text() };
@@ -430,6 +430,13 @@ t.test('the admin API of webhooks, as documented', async (t) => {
   await exchange(t, gateway, { ...one, method: 'DELETE' }, 404);
 });
 
+t.test('the alert settings, as documented', async (t) => {
+  const alerts = { operation: '/v1/admin/alerts' };
+  const answer = JSON.parse((await exchange(t, gateway, alerts, 200)).text);
+  t.equal(answer.object, 'alert_settings');
+  await exchange(t, gateway, { ...alerts, key: TENANT_KEY }, 403);
+});
+
 t.test('the admin API of experiments, and feedback, as documented', async (t) => {
   // A/B testing on, so experiments start; its arms are two models the fake OpenAI serves.
   const lab = await startGateway(
@@ -558,6 +565,31 @@ t.test('health, this document and the metrics, as documented', async (t) => {
   await exchange(t, strict, { operation: '/metrics', key: null }, 401);
   await exchange(t, strict, { operation: '/metrics', key: null, headers: { authorization: `Bearer ${METRICS_TOKEN}` } }, 200);
   await exchange(t, blocked, { operation: '/metrics', key: null }, 403);
+});
+
+t.test('the dashboard and its sign-in, as documented', async (t) => {
+  const index = await exchange(t, gateway, { operation: '/dashboard', key: null }, 200);
+  await exchange(t, gateway, { operation: '/dashboard/', key: null }, 200);
+  const etag = index.headers.get('etag')!;
+  await exchange(t, gateway, { operation: '/dashboard', key: null, headers: { 'if-none-match': etag } }, 304);
+  const script = /src="\/dashboard\/assets\/([^"]+\.js)"/.exec(index.text)![1]!;
+  await exchange(t, gateway, { operation: '/dashboard/assets/{file}', path: `/dashboard/assets/${script}`, key: null, headers: { 'accept-encoding': 'gzip' } }, 200);
+  await exchange(t, gateway, { operation: '/dashboard/assets/{file}', path: '/dashboard/assets/missing.js', key: null }, 404);
+  await exchange(t, blocked, { operation: '/dashboard', key: null }, 403);
+
+  const SESSION = { operation: '/dashboard/session', key: null } as const;
+  const signedIn = await exchange(t, gateway, { ...SESSION, method: 'POST', body: { key: GATEWAY_KEY } }, 200);
+  const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+  const csrf = JSON.parse(signedIn.text).csrf_token as string;
+  await exchange(t, gateway, { ...SESSION, method: 'POST', body: {} }, 400);
+  await exchange(t, gateway, { ...SESSION, method: 'POST', body: { key: 'uc_wrong' } }, 401);
+  await exchange(t, gateway, { ...SESSION, method: 'POST', body: { key: GATEWAY_KEY }, headers: { 'sec-fetch-site': 'cross-site' } }, 403);
+  await exchange(t, gateway, { ...SESSION, method: 'POST', body: `key=${GATEWAY_KEY}`, headers: { 'content-type': 'text/plain' } }, 415);
+  await exchange(t, gateway, { ...SESSION, headers: { cookie } }, 200);
+  await exchange(t, gateway, SESSION, 401);
+  await exchange(t, blocked, SESSION, 403);
+  await exchange(t, gateway, { ...SESSION, method: 'DELETE', headers: { cookie } }, 403);
+  await exchange(t, gateway, { ...SESSION, method: 'DELETE', headers: { cookie, 'x-csrf-token': csrf } }, 200);
 });
 
 t.test('every keyed operation refuses a missing key, a refused address and a spent rate limit as documented', async (t) => {

@@ -3,7 +3,8 @@
 // doubles (a longer Retry-After wins) and is given up after the retries; alerts retry for a day; a
 // 410 disables the endpoint and skips its pending deliveries; a claim whose replica died lapses
 // and another delivers; replay makes a new delivery of the same event; the sweeper removes old
-// finished deliveries. The shared alert state fires once among concurrent callers.
+// finished deliveries; the latest events of some types are read newest first, each once with its
+// channels. The shared alert state fires once among concurrent callers.
 import t from 'tap';
 import { pino } from 'pino';
 import { ENGINES, openTestStore } from '../helpers/database.js';
@@ -249,5 +250,36 @@ for (const engine of ENGINES) {
     t.same(await states[0]!.firing('key.expiring_soon'), [], 'a marker long past is forgotten');
     t.same(await states[0]!.firing('provider.down'), ['openai'], 'a recent alert stays');
     t.equal(await states[0]!.fire('error_rate.high', 'gateway', 60_000, 2_000_200), false, 'a resolution newer than the cut stays (its cool-down holds)');
+  });
+}
+
+for (const engine of ENGINES) {
+  t.test(`${engine}: the latest events of some types, newest first, each once with its channels, replays left out`, async (t) => {
+    const store = await openTestStore(t, engine, { migrated: true });
+    const outbox = new Outbox(store);
+    const event = (id: string, type: string, at: number, to: Array<[Channel, string | null]>): NewDelivery[] =>
+      to.map(([channel, endpointId]) => ({ eventId: id, eventType: type, channel, endpointId, payload: JSON.stringify({ type, timestamp: new Date(at).toISOString(), data: {} }), createdAt: at }));
+    await outbox.add([
+      ...event('msg_old', 'budget.exceeded', 1_000, [['chat', null]]),
+      ...event('msg_mid', 'provider.down', 2_000, [['email', null], ['chat', null], ['webhook', 'wh_a']]),
+      ...event('msg_key', 'key.created', 3_000, [['webhook', 'wh_a']]),
+      // More deliveries than one read takes: the next event is still found after them.
+      ...event('msg_wide', 'provider.down', 4_000, Array.from({ length: 520 }, (_, i): [Channel, string] => ['webhook', `wh_${i}`])),
+    ]);
+    const mid = (await outbox.list('wh_a', 10)).find((d) => d.event_id === 'msg_mid')!;
+    await outbox.replay(mid, 5_000);
+
+    const latest = await outbox.latestEvents(['provider.down', 'budget.exceeded'], 2);
+    t.same(
+      latest.map((e) => [e.eventId, e.eventType, e.createdAt, [...e.channels].sort()]),
+      [
+        ['msg_wide', 'provider.down', 4_000, ['webhook']],
+        ['msg_mid', 'provider.down', 2_000, ['chat', 'email', 'webhook']],
+      ],
+      'the replay of msg_mid is not a newer event; key.created is not asked for',
+    );
+    t.same((await outbox.latestEvents(['provider.down', 'budget.exceeded'], 50)).map((e) => e.eventId), ['msg_wide', 'msg_mid', 'msg_old']);
+    t.same(await outbox.latestEvents(['error_rate.high'], 50), []);
+    t.same(await outbox.latestEvents([], 50), []);
   });
 }

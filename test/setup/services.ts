@@ -3,12 +3,14 @@
 // persistence); if PostgreSQL does not answer at MODELGATE_TEST_DATABASE_URL (default
 // postgres://postgres@127.0.0.1:5432/test), the machine's cluster is started (pg_ctlcluster, as the
 // machine's own boot does). Either failing stops the run with a message saying what is missing.
-// Schemas that test files killed by a timeout left behind are dropped.
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+// Schemas that test files killed by a timeout left behind are dropped. The browser tests' Chromium
+// (Debian's package, at /usr/bin/chromium) is installed when it is missing.
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import pg from 'pg';
 import { REDIS_HOST, REDIS_PORT, answersPing } from '../helpers/redis.js';
 import { postgresProblem, TEST_DATABASE_URL } from '../helpers/database.js';
+import { CHROMIUM } from '../helpers/browser.js';
 
 async function waitFor(check: () => Promise<boolean>, tries = 100): Promise<boolean> {
   for (let i = 0; i < tries; i++) {
@@ -44,6 +46,16 @@ if ((await postgresProblem()) !== undefined) {
         '# The tests need a server there that lets that user in without a password (trust) and has that database: .ci/run sets this up, or point MODELGATE_TEST_DATABASE_URL elsewhere.',
     );
     process.exit(1);
+  }
+}
+
+if (!existsSync(CHROMIUM)) {
+  console.error(`# no Chromium at ${CHROMIUM}: installing Debian's chromium package for the browser tests`);
+  const quiet: SpawnSyncOptions = { stdio: ['ignore', 'ignore', 'inherit'] };
+  const install = () => spawnSync('apt-get', ['install', '-y', '-q', 'chromium'], quiet).status === 0;
+  if (!install()) {
+    spawnSync('apt-get', ['update', '-q'], quiet);
+    if (!install()) console.error('# could not install chromium (apt-get install -y chromium needs root): the browser tests will fail');
   }
 }
 

@@ -36,6 +36,7 @@ export const keyPaths: Record<string, PathItem> = {
         query('after', 'The `last_id` of the previous page.'),
         query('name', 'Only keys with this name.'),
         query('owner', 'Only keys of this owner.'),
+        query('search', 'Only keys whose name or owner contains this (any case), or whose prefix or id begins with it; at most 100 characters.', { type: 'string', minLength: 1, maxLength: 100 }),
         query('status', 'Only active or only revoked keys.', { type: 'string', enum: ['active', 'revoked'] }),
         query('prefix', 'Only keys whose prefix begins with this (`uc_…`).'),
         query('expiring_within', 'Only active keys expiring within this time from now: `7d` (days) or `12h` (hours).', { type: 'string', pattern: '^\\d{1,4}[dh]$' }),
