@@ -8,6 +8,32 @@ import type { AlertSettings } from './types.js';
 const text = (value: unknown): string =>
   value === null || value === undefined ? '—' : typeof value === 'object' ? JSON.stringify(value) : String(value);
 
+const UNITS: Record<string, (value: number) => string> = {
+  threshold: (value) => formatPercent(value, 0),
+  window_seconds: (value) => `in ${value} s`,
+  min_requests: (value) => `after ${value} requests`,
+  min_calls: (value) => `after ${value} calls`,
+  recovery_ms: (value) => `open ${value / 1000} s`,
+  days_before: (value) => `${value} days before`,
+};
+
+/** A rule's numbers in words (`80%`, `in 300 s`); a field this page does not know, as name: value. */
+function ruleNumbers(rule: Record<string, unknown>): string {
+  const parts = Object.entries(rule)
+    .filter(([name]) => !['type', 'enabled', 'action'].includes(name))
+    .map(([name, value]) => (typeof value === 'number' && UNITS[name] ? UNITS[name](value) : `${name.replace(/_/g, ' ')}: ${text(value)}`));
+  return parts.length ? parts.join(', ') : 'each time';
+}
+
+/** Events that are not alerts (docs/events.md) go to webhook endpoints only. */
+const NOT_ALERTS = new Set(['provider.circuit_opened', 'provider.circuit_closed', 'rate_limit.hit', 'key.created', 'key.regenerated', 'key.revoked', 'experiment.finished']);
+
+function destination(rule: { type?: string; action?: string }): string {
+  if (rule.action === 'pause') return 'pause spending';
+  if (rule.action !== undefined) return text(rule.action);
+  return rule.type && NOT_ALERTS.has(rule.type) ? 'webhook endpoints only' : 'every alert channel that is on';
+}
+
 export function AlertSettingsView() {
   const alerts = useLoaded(() => get<AlertSettings>('/v1/admin/alerts'), []);
   if (alerts.error instanceof ApiError && alerts.error.status === 404)
@@ -29,23 +55,29 @@ export function AlertSettingsView() {
         Alerts are <strong>{settings.enabled === false ? 'off' : settings.enabled ? 'on' : 'not reported'}</strong>
         {typeof settings.cooldown_seconds === 'number' && <> · the same alert fires again after {settings.cooldown_seconds} s at the earliest</>}.
       </p>
-      <h3>Budget rules</h3>
+      <h3>Rules</h3>
       {rules.length === 0 ? (
-        <Empty>No budget alert rules are set.</Empty>
+        <Empty>No alert rules are set.</Empty>
       ) : (
         <div class="table-wrap">
           <table>
             <thead>
               <tr>
-                <th scope="col">Threshold</th>
-                <th scope="col">Action</th>
+                <th scope="col">Alert</th>
+                <th scope="col">Watched</th>
+                <th scope="col">When</th>
+                <th scope="col">Goes to</th>
               </tr>
             </thead>
             <tbody>
               {rules.map((rule, index) => (
                 <tr key={index}>
-                  <td>{typeof rule.threshold === 'number' ? formatPercent(rule.threshold, 0) : text(rule.threshold)}</td>
-                  <td>{text(rule.action)}</td>
+                  <td>
+                    <code>{text(rule.type)}</code>
+                  </td>
+                  <td>{rule.enabled === false ? <span class="badge muted">off</span> : <span class="badge ok">on</span>}</td>
+                  <td>{ruleNumbers(rule)}</td>
+                  <td>{destination(rule)}</td>
                 </tr>
               ))}
             </tbody>
@@ -77,19 +109,6 @@ export function AlertSettingsView() {
           </table>
         </div>
       )}
-      {settings.error_rate && typeof settings.error_rate === 'object' && (
-        <>
-          <h3>Error-rate alert</h3>
-          <dl class="facts">
-            {Object.entries(settings.error_rate).map(([name, value]) => (
-              <div key={name}>
-                <dt>{name.replace(/_/g, ' ')}</dt>
-                <dd>{text(value)}</dd>
-              </div>
-            ))}
-          </dl>
-        </>
-      )}
       <h3>Recent alerts</h3>
       {recent.length === 0 ? (
         <Empty>No alert fired recently.</Empty>
@@ -97,7 +116,8 @@ export function AlertSettingsView() {
         <ul class="recent">
           {recent.map((alert, index) => (
             <li key={alert.id ?? index}>
-              <strong>{text(alert.type)}</strong> · {formatDate(alert.timestamp ?? null)} <code>{text(alert.data)}</code>
+              <strong>{text(alert.type)}</strong> · {formatDate(alert.timestamp ?? null)}
+              {Array.isArray(alert.channels) && alert.channels.length > 0 && <> · to {alert.channels.join(', ')}</>} <code>{text(alert.data)}</code>
             </li>
           ))}
         </ul>

@@ -52,10 +52,9 @@ export interface AlertSettings {
   object?: string;
   enabled?: boolean;
   cooldown_seconds?: number;
-  rules?: { threshold?: number; action?: string; [field: string]: unknown }[];
+  rules?: { type?: string; enabled?: boolean; threshold?: number; action?: string; [field: string]: unknown }[];
   channels?: { type?: string; enabled?: boolean; target?: string | null; [field: string]: unknown }[];
-  error_rate?: Record<string, unknown> | null;
-  recent?: { id?: string; type?: string; timestamp?: string; data?: unknown }[];
+  recent?: { id?: string; type?: string; timestamp?: string; data?: unknown; channels?: string[] }[];
   [field: string]: unknown;
 }
 
