@@ -1,5 +1,5 @@
 // Settings → API Keys: a page of keys at a time (cursor pages, so 100k keys stay fast), searched by
-// exact name or prefix and filtered by owner and status; create, edit, regenerate and revoke, with a
+// name, owner, prefix or id and filtered by owner and status; create, edit, regenerate and revoke, with a
 // new secret shown once. The API answers every question; the page keeps no key of its own.
 import { useEffect, useState } from 'preact/hooks';
 import type { PageProps } from '../app.js';
@@ -19,11 +19,10 @@ const PAGE_SIZE = 50;
 
 type Open = { action: 'create' } | { action: KeyAction; key: ApiKey } | null;
 
-/** A search for `uc_…` is the start of a prefix; anything else a key's exact name (what the API matches). */
+/** The API's search: part of a name or owner (any case), or the start of a prefix (`uc_…`) or id (`key_…`). */
 function searchQuery(search: string) {
   const text = search.trim();
-  if (!text) return {};
-  return text.startsWith('uc_') ? { prefix: text } : { name: text };
+  return text ? { search: text } : {};
 }
 
 export function Keys(_props: PageProps) {
@@ -51,7 +50,7 @@ export function Keys(_props: PageProps) {
     <section class={open || issued ? 'keys-page dialog-open' : 'keys-page'}>
       <h1>API keys</h1>
       <div class="toolbar">
-        <FormField label="Search keys" hint="A key's exact name, or the start of its prefix (uc_…).">
+        <FormField label="Search keys" hint="Part of a name or owner, or the start of a prefix (uc_…) or id.">
           <input type="search" value={search} onInput={(event) => setSearch(event.currentTarget.value)} autoComplete="off" />
         </FormField>
         <FormField label="Owner">
