@@ -19,8 +19,8 @@ import { WIDTHS, accessibilityViolations, launchBrowser, screenshot } from '../h
 
 const WEBHOOK_SECRET = 'a raw webhook secret of the operator, 32+ chars';
 /** USD per token: the fixture's 32 tokens cost $0.0032 with `big`, readable in the charts. */
-const BIG_PRICE = 100;
-const MINI_PRICE = 10;
+const BIG_PRICE = 1e-4;
+const MINI_PRICE = 1e-5;
 
 function catalogFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'modelgate-dashboard-')), 'models.json');
@@ -50,6 +50,8 @@ t.before(async () => {
     MODELGATE_RETRIES: '0',
     MODELGATE_LEDGER_FLUSH_INTERVAL: '100',
     MODELGATE_DAILY_COST_LIMIT: '5',
+    // What a request may cost at most (its reservation) is well above what it costs at these prices.
+    MODELGATE_MAX_COST_PER_REQUEST: '1',
     MODELGATE_API_KEY_ROTATION_GRACE: '3600',
     MODELGATE_AB_TESTING_ENABLED: 'true',
     MODELGATE_AB_TESTING_CHECK_INTERVAL: '1',
@@ -119,7 +121,7 @@ t.test('create a key and copy its secret, shown once', async (t) => {
   await dialog().getByText(/copied/i).waitFor();
   t.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the clipboard holds the secret');
   await dialog().getByRole('button', { name: 'Done' }).click();
-  await page.getByRole('cell', { name: 'browser-app' }).waitFor();
+  await page.getByRole('cell', { name: 'browser-app', exact: true }).waitFor();
   t.notMatch(await page.content(), secret, 'the secret is gone from the page once closed');
   const listed = await call(gateway.url, '/admin/keys?name=browser-app');
   keyId = listed.json.data[0].id;
@@ -148,7 +150,7 @@ t.test('edit its limits and watch a 429', async (t) => {
   await page.getByRole('button', { name: 'Edit browser-app' }).click();
   await dialog().getByLabel('Requests per minute').fill('1');
   await dialog().getByRole('button', { name: 'Save' }).click();
-  await page.getByText(/saved/i).waitFor();
+  await page.getByText('Key “browser-app” saved.').waitFor();
   const statuses: number[] = [];
   for (let i = 0; i < 3 && !statuses.includes(429); i++) statuses.push(await statusOf(chat(secret)));
   t.ok(statuses.includes(429), `refused with 429 once past 1 request a minute (${statuses.join(', ')})`);
@@ -156,7 +158,7 @@ t.test('edit its limits and watch a 429', async (t) => {
   await page.getByRole('button', { name: 'Edit browser-app' }).click();
   await dialog().getByLabel('Requests per minute').fill('');
   await dialog().getByRole('button', { name: 'Save' }).click();
-  await page.getByText(/saved/i).waitFor();
+  await page.getByText('Key “browser-app” saved.').waitFor();
   t.equal(await statusOf(chat(secret)), 200, 'the limit lifted');
 });
 
@@ -178,7 +180,7 @@ t.test('regenerate: the new secret once, and the old one works through its grace
 t.test('revoke, confirmed, and the key gets 401', async (t) => {
   await page.getByRole('button', { name: 'Revoke browser-app' }).click();
   await dialog().getByRole('button', { name: 'Revoke key' }).click();
-  await page.getByText(/revoked/i).first().waitFor();
+  await page.getByText('Key “browser-app” revoked.').waitFor();
   t.equal(await statusOf(chat(regenerated)), 401);
   t.equal(await statusOf(chat(secret)), 401, 'and the old secret with it');
 });

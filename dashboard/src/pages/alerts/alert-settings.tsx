@@ -59,7 +59,7 @@ export function AlertSettingsView() {
       {rules.length === 0 ? (
         <Empty>No alert rules are set.</Empty>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead>
               <tr>
@@ -88,7 +88,7 @@ export function AlertSettingsView() {
       {channels.length === 0 ? (
         <Empty>No alert channel is set up (e-mail, chat or an alert webhook).</Empty>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead>
               <tr>

@@ -53,7 +53,7 @@ export function Deliveries({ endpointId }: { endpointId: string }) {
       {list.loading && !list.data && <Loading what="Loading deliveries" />}
       {list.data?.data.length === 0 && <Empty>{status ? `No ${status} deliveries.` : 'Nothing was sent to this endpoint yet.'}</Empty>}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead>
               <tr>

@@ -45,7 +45,7 @@ export function Endpoints({ selected }: { selected: string | null }) {
       {list.loading && !list.data && <Loading what="Loading endpoints" />}
       {list.data?.data.length === 0 && <Empty>No webhook endpoints yet — add one to receive the gateway's events.</Empty>}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead>
               <tr>

@@ -39,7 +39,7 @@ export function ExperimentsList() {
         <Empty>{status ? `No ${status} experiments.` : 'No experiments yet — create one to compare models on live traffic.'}</Empty>
       )}
       {list.data && list.data.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0}>
           <table>
             <thead>
               <tr>

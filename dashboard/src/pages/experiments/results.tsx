@@ -6,7 +6,7 @@ import { formatMetric, type ArmResult, type Decision } from './types.js';
 
 export function ArmsTable({ arms }: { arms: ArmResult[] }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table>
         <caption class="visually-hidden">Results per arm</caption>
         <thead>
@@ -57,7 +57,7 @@ export function ArmsTable({ arms }: { arms: ArmResult[] }) {
 export function MetricTable({ metric, arms }: { metric: string; arms: ArmResult[] }) {
   const scale = scaleOf(arms.flatMap((arm) => [arm.metrics[metric]?.ci_low, arm.metrics[metric]?.mean, arm.metrics[metric]?.ci_high]));
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table>
         <caption class="visually-hidden">{metric} per arm</caption>
         <thead>

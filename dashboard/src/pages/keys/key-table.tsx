@@ -22,7 +22,7 @@ function StatusBadge({ status, expiresAt }: { status: ApiKey['status']; expiresA
 
 export function KeyTable({ keys, onAction }: { keys: ApiKey[]; onAction: (action: KeyAction, key: ApiKey) => void }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0}>
       <table class="keys-table">
         <caption class="visually-hidden">API keys</caption>
         <thead>
