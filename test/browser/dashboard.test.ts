@@ -287,6 +287,38 @@ t.test('a key that is not admin sees its own usage only', async (t) => {
   await screenshot(reader, 'overview-not-admin');
 });
 
+t.test('an admin resumes paused traffic from the overview', async (t) => {
+  // A gateway whose day's budget pauses traffic at half of $0.005: one request at $0.0032 does it.
+  const paused = await startGateway({
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: catalogFile(),
+    MODELGATE_CACHE_ENABLED: 'false',
+    MODELGATE_RETRIES: '0',
+    MODELGATE_MAX_COST_PER_REQUEST: '1',
+    MODELGATE_DAILY_COST_LIMIT: '0.005',
+    MODELGATE_ALERT_RULES: '0.5:pause',
+  });
+  t.teardown(() => paused.close());
+  const client = new OpenAI({ apiKey: GATEWAY_KEY, baseURL: paused.url, maxRetries: 0 });
+  const small = () => client.chat.completions.create({ model: 'big', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5 });
+  await small();
+  t.ok(await waitFor(async () => (await statusOf(small())) === 429), 'paid requests are refused while paused');
+  const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.teardown(() => own.close());
+  const admin = await own.newPage();
+  await admin.goto(`${new URL(paused.url).origin}/dashboard`);
+  await admin.getByLabel('API key').fill(GATEWAY_KEY);
+  await admin.getByRole('button', { name: 'Sign in' }).click();
+  await admin.getByText('Traffic paused').waitFor();
+  await screenshot(admin, 'overview-paused');
+  await admin.getByRole('button', { name: 'Resume traffic' }).click();
+  await admin.getByRole('dialog').getByRole('button', { name: 'Resume traffic now' }).click();
+  await admin.getByText('Traffic flowing').waitFor();
+  t.equal((await call(paused.url, '/usage')).json.paused, null, 'the API says traffic flows');
+  t.equal(await statusOf(small()), 200, 'and paid requests are served again');
+});
+
 t.test('sign out ends the session', async (t) => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('API key').waitFor();
