@@ -324,5 +324,10 @@ t.test('sign out ends the session', async (t) => {
   await page.getByLabel('API key').waitFor();
   const cookie = (await context.cookies()).find((entry) => entry.name === 'modelgate_session');
   t.notOk(cookie?.value, 'the cookie is gone');
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    t.same(await accessibilityViolations(page), [], `the sign-in page at ${width} px: no accessibility violation`);
+    await screenshot(page, `sign-in-${width}`);
+  }
   t.same(complaints, [], 'no script error, CSP refusal or failed call in the browser');
 });
