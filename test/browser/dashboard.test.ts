@@ -19,8 +19,8 @@ import { WIDTHS, accessibilityViolations, launchBrowser, screenshot } from '../h
 
 const WEBHOOK_SECRET = 'a raw webhook secret of the operator, 32+ chars';
 /** USD per token: the fixture's 32 tokens cost $0.0032 with `big`, readable in the charts. */
-const BIG_PRICE = 100;
-const MINI_PRICE = 10;
+const BIG_PRICE = 1e-4;
+const MINI_PRICE = 1e-5;
 
 function catalogFile(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'modelgate-dashboard-')), 'models.json');
@@ -50,6 +50,8 @@ t.before(async () => {
     MODELGATE_RETRIES: '0',
     MODELGATE_LEDGER_FLUSH_INTERVAL: '100',
     MODELGATE_DAILY_COST_LIMIT: '5',
+    // What a request may cost at most (its reservation) is well above what it costs at these prices.
+    MODELGATE_MAX_COST_PER_REQUEST: '1',
     MODELGATE_API_KEY_ROTATION_GRACE: '3600',
     MODELGATE_AB_TESTING_ENABLED: 'true',
     MODELGATE_AB_TESTING_CHECK_INTERVAL: '1',
@@ -119,7 +121,7 @@ t.test('create a key and copy its secret, shown once', async (t) => {
   await dialog().getByText(/copied/i).waitFor();
   t.equal(await page.evaluate('navigator.clipboard.readText()'), secret, 'the clipboard holds the secret');
   await dialog().getByRole('button', { name: 'Done' }).click();
-  await page.getByRole('cell', { name: 'browser-app' }).waitFor();
+  await page.getByRole('cell', { name: 'browser-app', exact: true }).waitFor();
   t.notMatch(await page.content(), secret, 'the secret is gone from the page once closed');
   const listed = await call(gateway.url, '/admin/keys?name=browser-app');
   keyId = listed.json.data[0].id;
@@ -148,7 +150,7 @@ t.test('edit its limits and watch a 429', async (t) => {
   await page.getByRole('button', { name: 'Edit browser-app' }).click();
   await dialog().getByLabel('Requests per minute').fill('1');
   await dialog().getByRole('button', { name: 'Save' }).click();
-  await page.getByText(/saved/i).waitFor();
+  await page.getByText('Key “browser-app” saved.').waitFor();
   const statuses: number[] = [];
   for (let i = 0; i < 3 && !statuses.includes(429); i++) statuses.push(await statusOf(chat(secret)));
   t.ok(statuses.includes(429), `refused with 429 once past 1 request a minute (${statuses.join(', ')})`);
@@ -156,7 +158,7 @@ t.test('edit its limits and watch a 429', async (t) => {
   await page.getByRole('button', { name: 'Edit browser-app' }).click();
   await dialog().getByLabel('Requests per minute').fill('');
   await dialog().getByRole('button', { name: 'Save' }).click();
-  await page.getByText(/saved/i).waitFor();
+  await page.getByText('Key “browser-app” saved.').waitFor();
   t.equal(await statusOf(chat(secret)), 200, 'the limit lifted');
 });
 
@@ -178,7 +180,7 @@ t.test('regenerate: the new secret once, and the old one works through its grace
 t.test('revoke, confirmed, and the key gets 401', async (t) => {
   await page.getByRole('button', { name: 'Revoke browser-app' }).click();
   await dialog().getByRole('button', { name: 'Revoke key' }).click();
-  await page.getByText(/revoked/i).first().waitFor();
+  await page.getByText('Key “browser-app” revoked.').waitFor();
   t.equal(await statusOf(chat(regenerated)), 401);
   t.equal(await statusOf(chat(secret)), 401, 'and the old secret with it');
 });
@@ -285,10 +287,47 @@ t.test('a key that is not admin sees its own usage only', async (t) => {
   await screenshot(reader, 'overview-not-admin');
 });
 
+t.test('an admin resumes paused traffic from the overview', async (t) => {
+  // A gateway whose day's budget pauses traffic at half of $0.005: one request at $0.0032 does it.
+  const paused = await startGateway({
+    OPENAI_API_KEY: PROVIDER_KEYS.openai,
+    OPENAI_BASE_URL: `${upstream.url}/v1`,
+    MODELGATE_MODEL_CATALOG: catalogFile(),
+    MODELGATE_CACHE_ENABLED: 'false',
+    MODELGATE_RETRIES: '0',
+    MODELGATE_MAX_COST_PER_REQUEST: '1',
+    MODELGATE_DAILY_COST_LIMIT: '0.005',
+    MODELGATE_ALERT_RULES: '0.5:pause',
+  });
+  t.teardown(() => paused.close());
+  const client = new OpenAI({ apiKey: GATEWAY_KEY, baseURL: paused.url, maxRetries: 0 });
+  const small = () => client.chat.completions.create({ model: 'big', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 5 });
+  await small();
+  t.ok(await waitFor(async () => (await statusOf(small())) === 429), 'paid requests are refused while paused');
+  const own = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  t.teardown(() => own.close());
+  const admin = await own.newPage();
+  await admin.goto(`${new URL(paused.url).origin}/dashboard`);
+  await admin.getByLabel('API key').fill(GATEWAY_KEY);
+  await admin.getByRole('button', { name: 'Sign in' }).click();
+  await admin.getByText('Traffic paused').waitFor();
+  await screenshot(admin, 'overview-paused');
+  await admin.getByRole('button', { name: 'Resume traffic' }).click();
+  await admin.getByRole('dialog').getByRole('button', { name: 'Resume traffic now' }).click();
+  await admin.getByText('Traffic flowing').waitFor();
+  t.equal((await call(paused.url, '/usage')).json.paused, null, 'the API says traffic flows');
+  t.equal(await statusOf(small()), 200, 'and paid requests are served again');
+});
+
 t.test('sign out ends the session', async (t) => {
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByLabel('API key').waitFor();
   const cookie = (await context.cookies()).find((entry) => entry.name === 'modelgate_session');
   t.notOk(cookie?.value, 'the cookie is gone');
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    t.same(await accessibilityViolations(page), [], `the sign-in page at ${width} px: no accessibility violation`);
+    await screenshot(page, `sign-in-${width}`);
+  }
   t.same(complaints, [], 'no script error, CSP refusal or failed call in the browser');
 });
