@@ -58,7 +58,7 @@ export interface AlertSettings {
   [field: string]: unknown;
 }
 
-/** docs/events.md's table: every type an endpoint may take. */
+/** docs/events.md's table: every type an endpoint may take (test/dashboard/event-types.test.ts keeps it the gateway's). */
 export const EVENT_TYPES = [
   'budget.threshold_reached',
   'budget.threshold_resolved',
