@@ -70,6 +70,20 @@ function prune(current) {
   for (const name of readdirSync(root)) if (/^\.dist-(build|old)-\d+$/.test(name)) rmSync(join(root, name), { recursive: true, force: true });
 }
 
+/**
+ * The dashboard (dashboard/): type-checked, then bundled by Vite into the build's dashboard/ folder,
+ * which plugins/dashboard.ts serves at /dashboard. Whether it built; a checkout without it builds the
+ * gateway alone (then /dashboard answers 503 dashboard_not_built).
+ */
+function buildDashboard(staging, tsc) {
+  const dir = join(root, 'dashboard');
+  if (!existsSync(join(dir, 'vite.config.ts'))) return true;
+  if (spawnSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.json')], { cwd: root, stdio: 'inherit' }).status !== 0) return false;
+  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
+  const args = ['build', '--config', join(dir, 'vite.config.ts'), '--outDir', join(staging, 'dashboard'), '--logLevel', 'warn'];
+  return spawnSync(process.execPath, [vite, ...args], { cwd: root, stdio: 'inherit' }).status === 0;
+}
+
 if (!hasSources(root)) stop('no sources here (tsconfig.build.json is missing): nothing to build', preparing ? 0 : 1);
 let tsc;
 try {
@@ -89,15 +103,7 @@ try {
     rmSync(staging, { recursive: true, force: true });
     stop('tsc failed; dist/ is unchanged', compiled.status ?? 1);
   }
-  // The dashboard (dashboard/): type-checked, then bundled by Vite into the build's dashboard/ folder,
-  // which plugins/dashboard.ts serves at /dashboard.
-  const dashboardChecked = spawnSync(process.execPath, [tsc, '-p', join(root, 'dashboard', 'tsconfig.json')], { cwd: root, stdio: 'inherit' });
-  const dashboardBuilt =
-    dashboardChecked.status === 0 &&
-    spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', join(root, 'dashboard', 'vite.config.ts'), '--outDir', join(staging, 'dashboard'), '--logLevel', 'warn'], {
-      cwd: root,
-      stdio: 'inherit',
-    }).status === 0;
+  const dashboardBuilt = buildDashboard(staging, tsc);
   if (!dashboardBuilt) {
     rmSync(staging, { recursive: true, force: true });
     stop('the dashboard did not build; dist/ is unchanged', 1);
