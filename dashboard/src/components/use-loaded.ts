@@ -9,7 +9,7 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-export function useLoaded<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {
+export function useLoaded<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
   const [data, setData] = useState<T | undefined>(undefined);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(true);

@@ -4,7 +4,7 @@
 import type { PageProps } from '../app.js';
 import { get } from '../api.js';
 import { TableWrap } from '../components/table-wrap.js';
-import { useLoad } from '../components/use-load.js';
+import { useLoaded } from '../components/use-loaded.js';
 import { Empty, ErrorNotice, Loading, formatCount, formatDate, formatMs, formatPercent } from '../components/ui.js';
 import type { ErrorsReport, MetricsReport, Usage } from '../types/analytics.js';
 import { Budgets } from './overview/budgets.js';
@@ -12,8 +12,8 @@ import { TrafficState } from './overview/paused.js';
 import './overview/overview.css';
 
 export function Overview({ session }: PageProps) {
-  const usage = useLoad(() => get<Usage>('/v1/usage'), []);
-  const day = useLoad(
+  const usage = useLoaded(() => get<Usage>('/v1/usage'), []);
+  const day = useLoaded(
     () => Promise.all([get<MetricsReport>('/v1/analytics/metrics', { start: '24h', group_by: 'provider' }), get<ErrorsReport>('/v1/analytics/errors', { start: '24h' })]),
     [],
   );

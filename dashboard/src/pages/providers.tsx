@@ -4,7 +4,7 @@
 import type { PageProps } from '../app.js';
 import { get } from '../api.js';
 import { TableWrap } from '../components/table-wrap.js';
-import { useLoad } from '../components/use-load.js';
+import { useLoaded } from '../components/use-loaded.js';
 import { Empty, ErrorNotice, Loading, formatCount, formatDate, formatMs, formatPercent } from '../components/ui.js';
 import type { ProviderInfo, ProviderStatus } from '../types/analytics.js';
 import { TestButton } from './providers/test-button.js';
@@ -21,7 +21,7 @@ const CIRCUIT_TONE: Record<ProviderStatus['circuit'], string> = { closed: 'ok', 
 const words = (text: string) => text.replace(/_/g, ' ');
 
 export function Providers(_props: PageProps) {
-  const loaded = useLoad(
+  const loaded = useLoaded(
     () => Promise.all([get<{ data: ProviderInfo[] }>('/v1/providers'), get<{ window: string; data: ProviderStatus[] }>('/v1/providers/status')]),
     [],
   );

@@ -7,7 +7,7 @@ import { get, getText } from '../api.js';
 import { Chart } from '../components/chart.js';
 import { formatCost } from '../components/money.js';
 import { downloadText } from '../components/download.js';
-import { useLoad } from '../components/use-load.js';
+import { useLoaded } from '../components/use-loaded.js';
 import { Empty, ErrorNotice, Loading, formatCount, formatDate } from '../components/ui.js';
 import type { CostsReport } from '../types/analytics.js';
 import { UsageControls } from './usage/controls.js';
@@ -19,7 +19,7 @@ import './usage/usage.css';
 export function Usage({ session, query }: PageProps) {
   const controls = readQuery(query);
   const asked = apiQuery(controls);
-  const report = useLoad(() => get<CostsReport>(`/v1/analytics/costs?${asked}`), [asked]);
+  const report = useLoaded(() => get<CostsReport>(`/v1/analytics/costs?${asked}`), [asked]);
 
   return (
     <section>
