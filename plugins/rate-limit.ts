@@ -1,13 +1,15 @@
 // Rate limit: refuses (429 Rate limit exceeded, Retry-After) a key's request past MODELGATE_RATE_LIMIT_RPM
 // a minute (bursts up to MODELGATE_RATE_LIMIT_BURST), MODELGATE_RATE_LIMIT_RPH an hour or
-// MODELGATE_RATE_LIMIT_TPM tokens a minute, on rate-limiter-flexible; adds x-ratelimit-* headers to
-// every keyed response. Counters in Redis with MODELGATE_STORE=redis; MODELGATE_RATE_LIMIT_REDIS_FAILURE
-// says what a Redis failure does.
+// MODELGATE_RATE_LIMIT_TPM tokens a minute; adds x-ratelimit-* headers to every keyed response.
+// Counters in Redis with MODELGATE_STORE=redis, on rate-limiter-flexible (MODELGATE_RATE_LIMIT_REDIS_FAILURE
+// says what a Redis failure does); in memory otherwise, the same windows counted synchronously
+// (plugins/rate/memory-windows.ts).
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
 import { waitUntilReady } from '../core/redis.js';
 import type { PluginModule } from '../core/pipeline.js';
-import { memoryLimiters, type Limits } from './rate/limiters.js';
+import type { Limiters, Limits } from './rate/limiters.js';
+import { admitInMemory, memoryLimits, type MemoryLimits } from './rate/memory-windows.js';
 import { keyLimits, LimiterSets } from './rate/key-limits.js';
 import { RedisRateLimits } from './rate/redis-failure.js';
 import { admit, correctTokens, type Admission } from './rate/admission.js';
@@ -89,9 +91,12 @@ export const rateLimit: PluginModule<typeof settings> = {
       await waitUntilReady(connection, BOOT_WAIT_MS);
       redis = new RedisRateLimits(connection, s.MODELGATE_RATE_LIMIT_REDIS_FAILURE, deps.logger);
     }
-    const sets = new LimiterSets((own) => redis?.limiters(own) ?? memoryLimiters(own));
+    // Redis: rate-limiter-flexible's limiters; embedded: the same windows counted synchronously.
+    const sets = redis ? new LimiterSets<Limiters>((own) => redis.limiters(own)) : undefined;
+    const memorySets = redis ? undefined : new LimiterSets<MemoryLimits>(memoryLimits);
     // Keys without limits of their own (most) skip the lookup.
-    const gatewayLimiters = sets.get(limits);
+    const gatewayLimiters = sets?.get(limits);
+    const gatewayMemory = memorySets?.get(limits);
 
     return {
       name: 'rate-limit',
@@ -101,19 +106,21 @@ export const rateLimit: PluginModule<typeof settings> = {
         async handle(ctx, next) {
           const { keyId: key, limits: own } = ctx.principal!;
           const applied = keyLimits(limits, own);
-          const limiters = own ? sets.get(applied) : gatewayLimiters;
           // Non-chat routes take no tokens; the store wants whole points.
           const tokens = ctx.chat ? Math.ceil(ctx.chat.promptTokens + ctx.chat.expectedOutputTokens) : 0;
           let admission: Admission;
-          try {
-            admission = await admit(limiters, applied, key, tokens);
-          } catch (error) {
-            // Only `refuse` lets a store error through: with `local` the insurance limiter answers.
-            if (!redis) throw error;
-            throw redis.failed(error as Error);
+          if (memorySets) {
+            admission = admitInMemory(own ? memorySets.get(applied) : gatewayMemory!, applied, key, tokens);
+          } else {
+            try {
+              admission = await admit(own ? sets!.get(applied) : gatewayLimiters!, applied, key, tokens);
+            } catch (error) {
+              // Only `refuse` lets a store error through: with `local` the insurance limiter answers.
+              throw redis!.failed(error as Error);
+            }
+            if (admission.answeredLocally) deps.events.emit('fallback', { component: 'rate-limit', reason: 'redis_unavailable' });
+            else redis!.answered();
           }
-          if (admission.answeredLocally) deps.events.emit('fallback', { component: 'rate-limit', reason: 'redis_unavailable' });
-          else redis?.answered();
           Object.assign(ctx.responseHeaders, rateLimitHeaders(admission.requests, admission.tokens));
           if (!admission.admitted) throw refusal(admission, ctx.chat?.promptTokens ?? 0);
           try {

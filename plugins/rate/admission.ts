@@ -17,7 +17,8 @@ export interface Reading {
 
 /** Points a limiter counted for this request. */
 export interface Taken {
-  limiter: RateLimiterAbstract;
+  /** The tokens limiter (rate-limiter-flexible's, or the embedded store's windows): corrected through it. */
+  limiter: Pick<RateLimiterAbstract, 'penalty' | 'reward'> | { penalty(key: string, points: number): void; reward(key: string, points: number): void };
   points: number;
   /** When the window they were counted in ends (Date.now() scale). */
   windowEndsAt: number;
@@ -90,7 +91,7 @@ async function readings(limiters: Limiters, limits: Limits, key: string, trace: 
 
 export async function admit(limiters: Limiters, limits: Limits, key: string, tokens: number): Promise<Admission> {
   const trace = new CallTrace();
-  const taken: Taken[] = [];
+  const taken: Array<Taken & { limiter: RateLimiterAbstract }> = [];
   const take = (limiter: RateLimiterAbstract, points: number, res: RateLimiterRes): Taken => {
     const entry = { limiter, points, windowEndsAt: Date.now() + res.msBeforeNext };
     taken.push(entry);

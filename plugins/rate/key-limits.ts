@@ -5,7 +5,7 @@
 // in-memory set takes its counts with it, which only a gateway with more than MAX_LIMIT_SETS
 // distinct combinations in use at once ever sees.
 import type { KeyLimits } from '../../core/context.js';
-import type { Limiters, Limits } from './limiters.js';
+import type { Limits } from './limiters.js';
 
 export const MAX_LIMIT_SETS = 1000;
 
@@ -25,15 +25,15 @@ export function keyLimits(global: Limits, own: KeyLimits | undefined): Limits {
 }
 
 /** Limiters per combination of limits, made on first use and kept up to `max` sets. */
-export class LimiterSets {
-  private readonly sets = new Map<string, Limiters>();
+export class LimiterSets<Set> {
+  private readonly sets = new Map<string, Set>();
 
   constructor(
-    private readonly make: (limits: Limits) => Limiters,
+    private readonly make: (limits: Limits) => Set,
     private readonly max = MAX_LIMIT_SETS,
   ) {}
 
-  get(limits: Limits): Limiters {
+  get(limits: Limits): Set {
     const id = `${limits.rpm}:${limits.burst}:${limits.rph}:${limits.tpm}`;
     let set = this.sets.get(id);
     if (set) {

@@ -1,4 +1,5 @@
-// The rate-limiter-flexible limiters behind the rate-limit plugin, one set per store. Every limiter
+// The rate-limiter-flexible limiters behind the rate-limit plugin with MODELGATE_STORE=redis (the
+// embedded store counts the same windows synchronously: memory-windows.ts). Every limiter
 // counts per API key in fixed windows that start with a key's first request in them (the library's
 // windows, not clock-aligned):
 //   minute: RPM requests per 60 s;
@@ -6,7 +7,7 @@
 //           so an idle key may send BURST at once and then sustains RPM (none when BURST ≤ RPM);
 //   hour:   RPH requests per 3600 s;
 //   tokens: TPM tokens per 60 s.
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 
 export interface Limits {
@@ -57,10 +58,6 @@ export function buildLimiters(limits: Limits, make: MakeLimiter): Limiters {
     hour: make('hour', limits.rph, HOUR_S),
     tokens: make('tokens', limits.tpm, MINUTE_S),
   };
-}
-
-export function memoryLimiters(limits: Limits): Limiters {
-  return buildLimiters(limits, (name, points, duration) => new RateLimiterMemory({ keyPrefix: name, points, duration }));
 }
 
 /**
