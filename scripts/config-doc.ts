@@ -63,7 +63,7 @@ gateway declares beside its code, so they list exactly what the gateway reads.
 
 - **From the environment only.** The gateway reads its process environment and no file. To keep
   settings in a \`.env\` file (\`config/example.env\` is a valid start), let Node load it:
-  \`node --env-file=.env scripts/launch.mjs server\` (Node 20.11 or newer; \`demo\` and \`migrate\`
+  \`node --env-file=.env scripts/launch.mjs server\` (Node 20.12 or newer; \`demo\` and \`migrate\`
   in place of \`server\` work the same way). \`npm start -- --env-file=.env\` does not: the flag
   reaches the launcher as an argument, not Node, and Node 20 refuses \`--env-file\` in
   \`NODE_OPTIONS\`. In Docker, \`docker run --env-file .env\` does the same job.

@@ -5,7 +5,7 @@
 // OpenAI API), so the same request written differently still matches. Per-request overrides (the
 // body's `modelgate` object and x-modelgate-* headers) are part of it because they can change which
 // model answers `auto`; the cache's own switch is not.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RequestContext } from '../../core/context.js';
 
 /** Every cache key starts with this (after REDIS_KEY_PREFIX); the version changes with the stored format. */
@@ -34,7 +34,7 @@ export function cacheKey(ctx: RequestContext): string {
   // An arm's answers are its own: never served to another arm (nor to traffic outside the experiment).
   const experiment = ctx.experiment && `${ctx.experiment.experimentId}/${ctx.experiment.arm}`;
   const canonical = canonicalJson({ tenant: ctx.principal?.tenant ?? '', allowed, experiment, request, overrides });
-  return `${KEY_SPACE}${VERSION}${createHash('sha256').update(canonical).digest('base64url')}`;
+  return `${KEY_SPACE}${VERSION}${hash('sha256', canonical, 'base64url')}`;
 }
 
 /** Below this depth canonicalJson recurses (no allocation per value); deeper subtrees are walked iteratively. */
