@@ -94,6 +94,8 @@ interface RetryOverride {
 
 type Failure = UpstreamError | GatewayError;
 
+const NONE = Object.freeze({});
+
 export const failover: PluginModule<typeof settings> = {
   name: 'failover',
   settings,
@@ -106,7 +108,9 @@ export const failover: PluginModule<typeof settings> = {
       health,
       configured,
     );
-    const retries = new RetryPolicies(health);
+    // What almost every request uses (no retry override): built once, its policies looked up without a key.
+    const operatorRetry: RetryConfig = { attempts: s.MODELGATE_RETRIES, delayMs: s.MODELGATE_RETRY_DELAY, multiplier: s.MODELGATE_RETRY_DELAY_MULTIPLIER, exponential: s.MODELGATE_EXPONENTIAL_BACKOFF };
+    const retries = new RetryPolicies(health, operatorRetry);
     const timeouts = new AttemptTimeout(s.MODELGATE_TIMEOUT);
 
     /** Retries, breaker and timeout around the calls to one target; resolves with a usable answer. */
@@ -178,15 +182,17 @@ export const failover: PluginModule<typeof settings> = {
         scope: 'chat',
         async handle(ctx) {
           const chat = ctx.chat!;
-          const wanted = (chat.overrides.failover ?? {}) as FailoverOverride;
-          const retry = (chat.overrides.retry ?? {}) as RetryOverride;
+          const wanted = (chat.overrides.failover ?? NONE) as FailoverOverride;
+          const retry = chat.overrides.retry as RetryOverride | undefined;
           // A client may ask for fewer retries than the operator allows, never more.
-          const config: RetryConfig = {
-            attempts: Math.min(retry.retry_attempts ?? s.MODELGATE_RETRIES, s.MODELGATE_RETRIES),
-            delayMs: retry.retry_delay ?? s.MODELGATE_RETRY_DELAY,
-            multiplier: retry.retry_delay_multiplier ?? s.MODELGATE_RETRY_DELAY_MULTIPLIER,
-            exponential: retry.exponential_backoff ?? s.MODELGATE_EXPONENTIAL_BACKOFF,
-          };
+          const config: RetryConfig = retry
+            ? {
+                attempts: Math.min(retry.retry_attempts ?? s.MODELGATE_RETRIES, s.MODELGATE_RETRIES),
+                delayMs: retry.retry_delay ?? s.MODELGATE_RETRY_DELAY,
+                multiplier: retry.retry_delay_multiplier ?? s.MODELGATE_RETRY_DELAY_MULTIPLIER,
+                exponential: retry.exponential_backoff ?? s.MODELGATE_EXPONENTIAL_BACKOFF,
+              }
+            : operatorRetry;
           const enabled = wanted.enabled ?? s.MODELGATE_FAILOVER_ENABLED;
           const others = Math.min(wanted.retry_attempts ?? s.MODELGATE_FAILOVER_RETRIES, s.MODELGATE_FAILOVER_RETRIES);
           const chain = failoverChain(ctx.candidates!, enabled ? 1 + others : 1);

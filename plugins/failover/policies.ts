@@ -192,8 +192,14 @@ export const MAX_RETRY_POLICIES = 64;
 /** Retry policies by configuration: almost every request uses the default one. */
 export class RetryPolicies {
   private readonly cache = new LRUCache<string, RetryPolicy>({ max: MAX_RETRY_POLICIES });
+  /** The operator's configuration's two policies (not the last candidate, the last), looked up without a key. */
+  private readonly defaults: [RetryPolicy | undefined, RetryPolicy | undefined] = [undefined, undefined];
 
-  constructor(private readonly health: HealthRegistry) {}
+  /** `operator`: the configuration of requests without a retry override, passed as this very object. */
+  constructor(
+    private readonly health: HealthRegistry,
+    private readonly operator?: RetryConfig,
+  ) {}
 
   /**
    * Runs `fn` under the policy for `config`. cockatiel 3.2.1's delay between attempts cannot be
@@ -220,24 +226,26 @@ export class RetryPolicies {
   }
 
   get(config: RetryConfig, lastCandidate: boolean): RetryPolicy {
+    if (config === this.operator) return (this.defaults[lastCandidate ? 1 : 0] ??= this.make(config, lastCandidate));
     const key = `${config.attempts}/${config.delayMs}/${config.multiplier}/${config.exponential}/${lastCandidate}`;
     let policy = this.cache.get(key);
-    if (!policy) {
-      const backoff = config.exponential
-        ? new ExponentialBackoff({ initialDelay: config.delayMs, exponent: config.multiplier, maxDelay: 30_000, generator: noJitterGenerator })
-        : new ConstantBackoff(config.delayMs);
-      // A Retry-After is never retried on the same provider (it asked us to wait); a timeout only
-      // when no other candidate is left; nothing once the provider's circuit is open.
-      const worthRetrying = (error: Error) =>
-        isUpstreamError(error) &&
-        error.retryable &&
-        error.retryAfterMs === undefined &&
-        (lastCandidate || error.reason !== 'timeout') &&
-        !this.health.circuitOpen(error.provider);
-      policy = retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
-      this.cache.set(key, policy);
-    }
+    if (!policy) this.cache.set(key, (policy = this.make(config, lastCandidate)));
     return policy;
+  }
+
+  private make(config: RetryConfig, lastCandidate: boolean): RetryPolicy {
+    const backoff = config.exponential
+      ? new ExponentialBackoff({ initialDelay: config.delayMs, exponent: config.multiplier, maxDelay: 30_000, generator: noJitterGenerator })
+      : new ConstantBackoff(config.delayMs);
+    // A Retry-After is never retried on the same provider (it asked us to wait); a timeout only
+    // when no other candidate is left; nothing once the provider's circuit is open.
+    const worthRetrying = (error: Error) =>
+      isUpstreamError(error) &&
+      error.retryable &&
+      error.retryAfterMs === undefined &&
+      (lastCandidate || error.reason !== 'timeout') &&
+      !this.health.circuitOpen(error.provider);
+    return retry(handleWhen(worthRetrying), { maxAttempts: config.attempts, backoff });
   }
 }
 
