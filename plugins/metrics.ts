@@ -98,11 +98,11 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         return [reason, child];
       }),
     );
-    const perRequest = new Children(([route, provider, model, status, cache]) => ({
+    const perRequest = new Children(5, ([route, provider, model, status, cache]) => ({
       count: f.requests.series(route!, provider!, model!, status!, cache!),
       duration: f.duration.series(route!, provider!, model!, status!, cache!),
     }));
-    const perModel = new Children(([provider, model]) => ({
+    const perModel = new Children(2, ([provider, model]) => ({
       upstream: f.upstream.series(provider!, model!),
       overhead: f.overhead.series(provider!),
       ttft: f.ttft.series(provider!, model!),
@@ -112,7 +112,7 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
       retries: f.retries.series(provider!, model!),
       fallbacks: f.fallbacks.series(provider!, model!),
     }));
-    const tokens = new Children(([provider, model, cache]) => ({
+    const tokens = new Children(3, ([provider, model, cache]) => ({
       prompt: f.tokens.series(provider!, model!, 'prompt', cache!),
       completion: f.tokens.series(provider!, model!, 'completion', cache!),
     }));

@@ -145,15 +145,18 @@ export class LocalCounter extends LocalFamily<CounterSeries> {
     this.reset();
   }
 
-  /** The one series of a counter without labels. */
+  /** The one series of a counter without labels, held: series() would build its key on every call. */
+  private unlabelled?: CounterSeries;
+
+  /** Counts on the counter without labels. */
   inc(n = 1): void {
-    this.series().inc(n);
+    (this.unlabelled ??= this.series()).inc(n);
   }
 
   override reset(): void {
     super.reset();
     // As prom-client: a counter without labels is exported as 0 from the start.
-    if (this.labelNames.length === 0) this.attach(this.series());
+    if (this.labelNames.length === 0) this.unlabelled = this.attach(this.series());
   }
 
   protected create(labels: Labels, key: string): CounterSeries {
