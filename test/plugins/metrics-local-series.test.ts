@@ -4,6 +4,7 @@
 import t, { type Test } from 'tap';
 import { AggregatorRegistry, Counter, Histogram, Registry } from 'prom-client';
 import { LocalCounter, LocalHistogram } from '../../plugins/metrics/local-series.js';
+import { Children } from '../../plugins/metrics/labels.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.1, 0.25, 1, 2.5];
 const LABELS = ['route', 'provider', 'model'] as const;
@@ -152,4 +153,20 @@ t.test("prom-client's checks: label count, negative or infinite values", async (
   t.throws(() => local.duration.series(...A).observe(Infinity), TypeError);
   t.throws(() => new LocalHistogram({ name: 'x_bad', help: 'h', labelNames: ['le'], buckets: [1], registers: [] }), /le is a reserved/);
   t.throws(() => new LocalHistogram({ name: 'x_bad', help: 'h', buckets: [1, 1], registers: [] }), /increase/);
+});
+
+t.test('label children are made once per set of values, whatever the arity, and values never collide', async (t) => {
+  const made: string[][] = [];
+  const three = new Children(3, (values) => (made.push(values), values.join('|')));
+  t.equal(three.get('a', 'b', 'c'), 'a|b|c');
+  t.equal(three.get('a', 'b', 'c'), 'a|b|c');
+  t.equal(three.get('a\u0001b', '', 'c'), 'a\u0001b||c', 'a separator in a value is just a character');
+  t.equal(three.get('a', '\u0001b', 'c'), 'a|\u0001b|c');
+  t.same(made, [['a', 'b', 'c'], ['a\u0001b', '', 'c'], ['a', '\u0001b', 'c']], 'one make per set of values');
+  const one = new Children(1, (values) => values);
+  t.equal(one.get('x'), one.get('x'));
+  t.same(one.get('y'), ['y']);
+  const five = new Children(5, (values) => values);
+  t.same(five.get('1', '2', '3', '4', '5'), ['1', '2', '3', '4', '5']);
+  t.not(five.get('1', '2', '3', '4', '5'), five.get('1', '2', '3', '4', '6'));
 });
