@@ -11,6 +11,7 @@ import { workerMetrics } from '../core/worker-metrics.js';
 import { bearerToken, secretMatcher } from './auth.js';
 import { createFamilies } from './metrics/families.js';
 import { KeyLabels } from './metrics/key-labels.js';
+import type { CounterSeries } from './metrics/local-series.js';
 import { ALERT_ACTIONS, STORE_COMPONENTS, Children, REFUSAL_BY_KIND, REFUSAL_REASONS, cacheLabel, modelLabel, providerLabel, routeLabel } from './metrics/labels.js';
 
 const settings = defineSettings({
@@ -92,35 +93,42 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
 
     const refusals = Object.fromEntries(
       REFUSAL_REASONS.map((reason) => {
-        const child = f.refusals.labels(reason);
+        const child = f.refusals.series(reason);
         child.inc(0); // exported as 0 from the start, so rate() and alerts see the series before the first refusal
         return [reason, child];
       }),
     );
-    const perRequest = new Children(([route, provider, model, status, cache]) => ({
-      count: f.requests.labels(route!, provider!, model!, status!, cache!),
-      duration: f.duration.labels(route!, provider!, model!, status!, cache!),
+    const perRequest = new Children(5, ([route, provider, model, status, cache]) => ({
+      count: f.requests.series(route!, provider!, model!, status!, cache!),
+      duration: f.duration.series(route!, provider!, model!, status!, cache!),
     }));
-    const perModel = new Children(([provider, model]) => ({
-      upstream: f.upstream.labels(provider!, model!),
-      overhead: f.overhead.labels(provider!),
-      ttft: f.ttft.labels(provider!, model!),
-      interToken: f.interToken.labels(provider!, model!),
-      cost: f.cost.labels(provider!, model!),
-      saved: f.saved.labels(provider!, model!),
-      retries: f.retries.labels(provider!, model!),
-      fallbacks: f.fallbacks.labels(provider!, model!),
+    const perModel = new Children(2, ([provider, model]) => ({
+      upstream: f.upstream.series(provider!, model!),
+      overhead: f.overhead.series(provider!),
+      ttft: f.ttft.series(provider!, model!),
+      interToken: f.interToken.series(provider!, model!),
+      cost: f.cost.series(provider!, model!),
+      saved: f.saved.series(provider!, model!),
+      retries: f.retries.series(provider!, model!),
+      fallbacks: f.fallbacks.series(provider!, model!),
     }));
-    const tokens = new Children(([provider, model, cache]) => ({
-      prompt: f.tokens.labels(provider!, model!, 'prompt', cache!),
-      completion: f.tokens.labels(provider!, model!, 'completion', cache!),
+    const tokens = new Children(3, ([provider, model, cache]) => ({
+      prompt: f.tokens.series(provider!, model!, 'prompt', cache!),
+      completion: f.tokens.series(provider!, model!, 'completion', cache!),
     }));
 
     // Per-key series only behind the metrics token: an open /metrics would show any caller every key's spend.
+    const keySeries = new Map<string, { requests: CounterSeries; cost: CounterSeries }>();
     const keyLabels = new KeyLabels(s.MODELGATE_METRICS_TOKEN === undefined ? 0 : s.MODELGATE_METRICS_MAX_KEYS, (keyId) => {
+      keySeries.delete(keyId);
       f.keyRequests.remove(keyId);
       f.keyCost.remove(keyId);
     });
+    const keyCounters = (keyId: string) => {
+      let counters = keySeries.get(keyId);
+      if (counters === undefined) keySeries.set(keyId, (counters = { requests: f.keyRequests.series(keyId), cost: f.keyCost.series(keyId) }));
+      return counters;
+    };
 
     const matchesToken = s.MODELGATE_METRICS_TOKEN === undefined ? undefined : secretMatcher(s.MODELGATE_METRICS_TOKEN);
     const authorized = (ctx: RequestContext) => {
@@ -166,9 +174,9 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
         const refusal = ctx.error && REFUSAL_BY_KIND[ctx.error.kind];
         if (refusal) refusals[refusal]!.inc();
         if (ctx.principal) {
-          const keyId = keyLabels.label(ctx.principal.keyId);
-          f.keyRequests.labels(keyId).inc();
-          if (outcome.cost) f.keyCost.labels(keyId).inc(outcome.cost);
+          const key = keyCounters(keyLabels.label(ctx.principal.keyId));
+          key.requests.inc();
+          if (outcome.cost) key.cost.inc(outcome.cost);
         }
         if (!outcome.target) return;
 

@@ -4,7 +4,10 @@
 // Under MODELGATE_WORKERS every worker's families merge at a scrape (core/worker-metrics.ts):
 // counters and histograms add up; gauges the workers read alike (the Redis cache, budgets, keys) or
 // whose worst worker matters (circuits) merge as their maximum.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// The families every request updates are LocalCounter / LocalHistogram (local-series.ts): counted
+// in plain fields, exported at a scrape exactly as prom-client's Counter and Histogram would be.
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { LocalCounter, LocalHistogram } from './local-series.js';
 import type { HealthRegistry, CircuitState } from '../../core/health.js';
 import type { CacheStats } from '../../core/cache-stats.js';
 
@@ -56,20 +59,20 @@ export function createFamilies(sources: Sources) {
 
   return {
     registry,
-    requests: new Counter({ name: `${PREFIX}requests_total`, help: 'Requests answered, by route, provider, catalog model, HTTP status and cache result.', labelNames: requestLabels, registers }),
-    duration: new Histogram({ name: `${PREFIX}request_duration_seconds`, help: 'Time from request to the end of the response.', labelNames: requestLabels, buckets: REQUEST_BUCKETS, registers }),
-    upstream: new Histogram({ name: `${PREFIX}upstream_duration_seconds`, help: 'Time spent waiting on providers per request, all attempts together (streams: until their end).', labelNames: modelLabels, buckets: UPSTREAM_BUCKETS, registers }),
-    overhead: new Histogram({ name: `${PREFIX}gateway_overhead_seconds`, help: "The gateway's own time per request that reached a provider: total minus upstream and the configured waits between attempts (retry backoffs, failover delay).", labelNames: ['provider'] as const, buckets: OVERHEAD_BUCKETS, registers }),
-    ttft: new Histogram({ name: `${PREFIX}time_to_first_token_seconds`, help: 'Streams answered by a provider: time from request to the first content sent.', labelNames: modelLabels, buckets: TTFT_BUCKETS, registers }),
-    interToken: new Histogram({ name: `${PREFIX}inter_token_latency_seconds`, help: 'Streams answered by a provider: mean time between content chunks, one sample per stream.', labelNames: modelLabels, buckets: INTER_TOKEN_BUCKETS, registers }),
-    tokens: new Counter({ name: `${PREFIX}tokens_total`, help: 'Tokens as reported by the provider (type prompt or completion); cache="hit" counts tokens served from the cache.', labelNames: ['provider', 'model', 'type', 'cache'] as const, registers }),
-    keyRequests: new Counter({ name: `${PREFIX}key_requests_total`, help: 'Requests answered per API key id (the MODELGATE_METRICS_MAX_KEYS most recently active keys; `other` for the rest).', labelNames: ['key_id'] as const, registers }),
-    keyCost: new Counter({ name: `${PREFIX}key_cost_usd_total`, help: 'USD spent at catalog prices per API key id (bounded like key_requests_total).', labelNames: ['key_id'] as const, registers }),
-    cost: new Counter({ name: `${PREFIX}cost_usd_total`, help: 'USD spent at catalog prices (cache hits cost 0).', labelNames: modelLabels, registers }),
-    saved: new Counter({ name: `${PREFIX}cache_saved_usd_total`, help: 'USD cache hits saved: what each served answer cost when it was generated.', labelNames: modelLabels, registers }),
-    cacheHits: new Counter({ name: `${PREFIX}cache_hits_total`, help: 'Chat requests answered from the cache.', registers }),
-    cacheMisses: new Counter({ name: `${PREFIX}cache_misses_total`, help: 'Chat requests the cache could not answer (their complete answers are stored).', registers }),
-    cacheBypasses: new Counter({ name: `${PREFIX}cache_bypasses_total`, help: 'Chat requests that skipped the cache (Cache-Control, x-modelgate-cache: bypass, modelgate.cache).', registers }),
+    requests: new LocalCounter({ name: `${PREFIX}requests_total`, help: 'Requests answered, by route, provider, catalog model, HTTP status and cache result.', labelNames: requestLabels, registers }),
+    duration: new LocalHistogram({ name: `${PREFIX}request_duration_seconds`, help: 'Time from request to the end of the response.', labelNames: requestLabels, buckets: REQUEST_BUCKETS, registers }),
+    upstream: new LocalHistogram({ name: `${PREFIX}upstream_duration_seconds`, help: 'Time spent waiting on providers per request, all attempts together (streams: until their end).', labelNames: modelLabels, buckets: UPSTREAM_BUCKETS, registers }),
+    overhead: new LocalHistogram({ name: `${PREFIX}gateway_overhead_seconds`, help: "The gateway's own time per request that reached a provider: total minus upstream and the configured waits between attempts (retry backoffs, failover delay).", labelNames: ['provider'] as const, buckets: OVERHEAD_BUCKETS, registers }),
+    ttft: new LocalHistogram({ name: `${PREFIX}time_to_first_token_seconds`, help: 'Streams answered by a provider: time from request to the first content sent.', labelNames: modelLabels, buckets: TTFT_BUCKETS, registers }),
+    interToken: new LocalHistogram({ name: `${PREFIX}inter_token_latency_seconds`, help: 'Streams answered by a provider: mean time between content chunks, one sample per stream.', labelNames: modelLabels, buckets: INTER_TOKEN_BUCKETS, registers }),
+    tokens: new LocalCounter({ name: `${PREFIX}tokens_total`, help: 'Tokens as reported by the provider (type prompt or completion); cache="hit" counts tokens served from the cache.', labelNames: ['provider', 'model', 'type', 'cache'] as const, registers }),
+    keyRequests: new LocalCounter({ name: `${PREFIX}key_requests_total`, help: 'Requests answered per API key id (the MODELGATE_METRICS_MAX_KEYS most recently active keys; `other` for the rest).', labelNames: ['key_id'] as const, registers }),
+    keyCost: new LocalCounter({ name: `${PREFIX}key_cost_usd_total`, help: 'USD spent at catalog prices per API key id (bounded like key_requests_total).', labelNames: ['key_id'] as const, registers }),
+    cost: new LocalCounter({ name: `${PREFIX}cost_usd_total`, help: 'USD spent at catalog prices (cache hits cost 0).', labelNames: modelLabels, registers }),
+    saved: new LocalCounter({ name: `${PREFIX}cache_saved_usd_total`, help: 'USD cache hits saved: what each served answer cost when it was generated.', labelNames: modelLabels, registers }),
+    cacheHits: new LocalCounter({ name: `${PREFIX}cache_hits_total`, help: 'Chat requests answered from the cache.', registers }),
+    cacheMisses: new LocalCounter({ name: `${PREFIX}cache_misses_total`, help: 'Chat requests the cache could not answer (their complete answers are stored).', registers }),
+    cacheBypasses: new LocalCounter({ name: `${PREFIX}cache_bypasses_total`, help: 'Chat requests that skipped the cache (Cache-Control, x-modelgate-cache: bypass, modelgate.cache).', registers }),
     cacheEvictions: mirroredCounter(`${PREFIX}cache_evictions_total`, 'Entries the memory cache dropped to stay within MODELGATE_CACHE_MAX_SIZE.', (stats) => stats.evictions),
     cacheErrors: mirroredCounter(`${PREFIX}cache_errors_total`, 'Cache backend operations that failed (Redis away or slow): served as a miss, or not stored.', (stats) => stats.errors),
     cacheEntries: new Gauge({
@@ -94,8 +97,8 @@ export function createFamilies(sources: Sources) {
         if (stats) this.labels(stats.backend).set(stats.bytes);
       },
     }),
-    retries: new Counter({ name: `${PREFIX}retries_total`, help: 'Repeated attempts on the same target, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
-    fallbacks: new Counter({ name: `${PREFIX}fallbacks_total`, help: 'Moves to another candidate, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
+    retries: new LocalCounter({ name: `${PREFIX}retries_total`, help: 'Repeated attempts on the same target, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
+    fallbacks: new LocalCounter({ name: `${PREFIX}fallbacks_total`, help: 'Moves to another candidate, by the provider and model that finally answered (or failed last).', labelNames: modelLabels, registers }),
     circuit: new Gauge({
       aggregator: 'max',
       name: `${PREFIX}circuit_state`,
@@ -110,7 +113,7 @@ export function createFamilies(sources: Sources) {
       },
     }),
     circuitTransitions: new Counter({ name: `${PREFIX}circuit_transitions_total`, help: 'Circuit state changes, by provider and the state entered.', labelNames: ['provider', 'state'] as const, registers }),
-    refusals: new Counter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
+    refusals: new LocalCounter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
     budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, aggregator: 'max', registers }),
     budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, aggregator: 'max', registers }),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),

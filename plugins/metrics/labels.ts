@@ -51,15 +51,33 @@ export const REFUSAL_BY_KIND: Partial<Record<ErrorKindName, RefusalReason>> = {
 export const ALERT_ACTIONS = new Set(['email', 'chat', 'webhook', 'pause']);
 export const STORE_COMPONENTS = new Set(['rate-limit', 'cost-guard']);
 
-/** Label children by their values, made once: cheaper per request than prom-client's labels(). */
+/**
+ * Label children by their values (one to five, `arity` of them), made once. A lookup walks nested
+ * maps, one level a value: no key string joined, no array — nothing allocated once a child exists.
+ */
 export class Children<T> {
-  private readonly made = new Map<string, T>();
-  constructor(private readonly make: (values: string[]) => T) {}
+  private readonly root = new Map<string, unknown>();
+  constructor(
+    private readonly arity: 1 | 2 | 3 | 4 | 5,
+    private readonly make: (values: string[]) => T,
+  ) {}
 
-  get(...values: string[]): T {
-    const key = values.join('\u0001');
-    let child = this.made.get(key);
-    if (child === undefined) this.made.set(key, (child = this.make(values)));
+  get(v0: string, v1 = '', v2 = '', v3 = '', v4 = ''): T {
+    const n = this.arity;
+    let node = this.root;
+    if (n > 1) node = branch(node, v0);
+    if (n > 2) node = branch(node, v1);
+    if (n > 3) node = branch(node, v2);
+    if (n > 4) node = branch(node, v3);
+    const last = n === 1 ? v0 : n === 2 ? v1 : n === 3 ? v2 : n === 4 ? v3 : v4;
+    let child = node.get(last) as T | undefined;
+    if (child === undefined) node.set(last, (child = this.make([v0, v1, v2, v3, v4].slice(0, n))));
     return child;
   }
+}
+
+function branch(node: Map<string, unknown>, value: string): Map<string, unknown> {
+  let next = node.get(value) as Map<string, unknown> | undefined;
+  if (next === undefined) node.set(value, (next = new Map()));
+  return next;
 }

@@ -64,3 +64,14 @@ t.test('a key idle for longer than the idle time gives its place up to a new key
   t.equal(labels.label('b', 1300), OTHER_KEY, 'b, back while the set is full, counts as other');
   t.equal(new KeyLabels(0, () => undefined).label('a'), OTHER_KEY, 'with 0, every key is other');
 });
+
+t.test("a key's place is refreshed at most every idle time / 600, so it may go that much early, never later", async (t) => {
+  const dropped: string[] = [];
+  const labels = new KeyLabels(1, (keyId) => dropped.push(keyId), 6000); // refreshed every 10 ms at most
+  t.equal(labels.label('a', 0), 'a');
+  t.equal(labels.label('a', 9), 'a', 'seen again within 10 ms: its place is not refreshed');
+  t.equal(labels.label('b', 6005), 'b', 'idle for 6000 ms as of its last refresh: a gives its place up');
+  t.same(dropped, ['a']);
+  t.equal(labels.label('b', 6015), 'b', 'refreshed');
+  t.equal(labels.label('c', 12010), OTHER_KEY, 'b, refreshed at 6015, is not idle yet');
+});
