@@ -4,7 +4,7 @@
 // over headers (headers are often client-wide defaults). Unknown or invalid values are a 400
 // naming the field or header.
 import type { IncomingHttpHeaders } from 'node:http';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError } from './errors.js';
 
 type FieldSchema =
@@ -26,12 +26,23 @@ export type OverrideParser = (body: unknown, headers: IncomingHttpHeaders) => Ov
 
 const EMPTY: Overrides = Object.freeze({});
 
+/**
+ * Compiled validators by schema: every app compiles the same one (~15 ms), and a process that
+ * builds several (the tests, a restart in place) need not compile it again.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
 export function compileOverrides(specs: readonly OverrideSpec[]): OverrideParser {
-  const ajv = new Ajv({ allErrors: false, strict: true });
   const properties = Object.fromEntries(
     specs.map((spec) => [spec.name, { type: 'object', additionalProperties: false, properties: spec.fields }]),
   );
-  const validate = ajv.compile({ type: 'object', additionalProperties: false, properties });
+  const schema = { type: 'object', additionalProperties: false, properties };
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = new Ajv({ allErrors: false, strict: true }).compile(schema);
+    compiled.set(key, validate);
+  }
   const headerFields: Array<{ header: string; spec: OverrideSpec; field: string }> = specs.flatMap((spec) =>
     Object.entries(spec.headers).map(([header, field]) => ({ header, spec, field })),
   );
