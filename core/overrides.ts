@@ -32,15 +32,22 @@ const EMPTY: Overrides = Object.freeze({});
  */
 const compiled = new Map<string, ValidateFunction>();
 
-export function compileOverrides(specs: readonly OverrideSpec[]): OverrideParser {
+/** The JSON schema of the `modelgate` object the plugins' specs accept. */
+export function overridesJsonSchema(specs: readonly OverrideSpec[]): Record<string, unknown> {
   const properties = Object.fromEntries(
     specs.map((spec) => [spec.name, { type: 'object', additionalProperties: false, properties: spec.fields }]),
   );
-  const schema = { type: 'object', additionalProperties: false, properties };
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+export function compileOverrides(specs: readonly OverrideSpec[]): OverrideParser {
+  const schema = overridesJsonSchema(specs);
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = new Ajv({ allErrors: false, strict: true }).compile(schema);
+    // Not checked against ajv's meta-schema at each start (that compiles the meta-schema, ~15 ms):
+    // the specs are code, checked by a test; strict mode still refuses an unknown keyword.
+    validate = new Ajv({ allErrors: false, strict: true, validateSchema: false }).compile(schema);
     compiled.set(key, validate);
   }
   const headerFields: Array<{ header: string; spec: OverrideSpec; field: string }> = specs.flatMap((spec) =>
