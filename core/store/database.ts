@@ -4,7 +4,6 @@
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from './schema.js';
@@ -44,10 +43,12 @@ const MIN_POSTGRES = 140_000;
 const SQLITE_FILE = 'modelgate.db';
 
 /** BIGINT (int8) and NUMERIC (SUM of BIGINT) as JS numbers: amounts stay below 2^53 (core/settings bound them). */
-const pgTypes = {
-  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-};
+function typesOf(pg: typeof import('pg').default) {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+  };
+}
 
 export async function openStore(settings: StoreSettings & { MODELGATE_DATA_DIR: string }, logger: Logger): Promise<Store> {
   return settings.MODELGATE_DATABASE_URL
@@ -84,6 +85,9 @@ export function openSqlite(dir: string): Store {
 }
 
 async function openPostgres(url: string, schema: string, poolSize: number, logger: Logger): Promise<Store> {
+  // Loaded only here: a gateway on SQLite (the default) does not pay for pg's modules at start (~50 ms).
+  const { default: pg } = await import('pg');
+  const pgTypes = typesOf(pg);
   const location = `${describeUrl(url)} (schema ${schema})`;
   const connect = (options: { max: number; timeouts: boolean }) => {
     const pool = new pg.Pool({
