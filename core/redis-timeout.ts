@@ -4,7 +4,10 @@
 // socket — and a healthy Redis is declared dead (503 "Budget store unavailable"). Here a command
 // times out only when its reply has had a chance to be read, and the time the loop was stalled past
 // the deadline is added to it.
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+
+const require = createRequire(import.meta.url);
 
 type Command = Parameters<Redis['sendCommand']>[0];
 
@@ -14,46 +17,55 @@ const JITTER_MS = 5;
 /** However late the loop runs, a command that has no answer after this many timeouts has failed. */
 const MAX_WAIT_FACTOR = 10;
 
-/**
- * ioredis's Redis with the command timeout above, in place of its `commandTimeout` option, and
- * with the commands of one turn of the event loop written to the socket together.
- */
-export class LoopAwareRedis extends Redis {
-  /** ms; 0 turns the timeout off. */
-  commandTimeoutMs = 0;
-  private corked = false;
-  /** Commands written into the corked socket: their timeouts start when it is uncorked. */
-  private unsent: Command[] = [];
+let loopAware: ReturnType<typeof defineLoopAware> | undefined;
 
-  override sendCommand(command: Command, ...rest: unknown[]): unknown {
-    // ioredis writes each command to the socket at once: a system call per command, the largest
-    // single cost of the Redis store (7–8 commands per request). The socket is corked at the first
-    // command and uncorked in this loop iteration's check phase (setImmediate), after the poll phase
-    // has handled every event that was ready — other requests' bodies, Redis replies — so the
-    // commands all of them issued leave in one write (measured: ~500 → ~420 µs of CPU per request on
-    // the Redis store, docs/benchmarks.md). Unlike ioredis's auto-pipelining, nothing waits for an
-    // earlier batch's replies: a command is on the wire by the next check phase (one issued in a
-    // check phase, after the uncork, by the following one), with no timer in between. Its timeout
-    // starts when it is written: a callback that holds the loop after issuing a command holds the
-    // command too, and that wait is the gateway's, not Redis's.
-    const socket = this.stream;
-    if (!this.corked && this.status === 'ready' && socket?.writable) {
-      this.corked = true;
-      socket.cork();
-      setImmediate(() => {
-        this.corked = false;
-        socket.uncork();
-        const written = this.unsent;
-        this.unsent = [];
-        for (const sent of written) if (!sent.isResolved) watch(sent, this.commandTimeoutMs);
-      });
+/**
+ * The class of ioredis's Redis with the command timeout above, in place of its `commandTimeout`
+ * option, and with the commands of one turn of the event loop written to the socket together.
+ * ioredis is loaded by the first call (a gateway without Redis does not load it at start: ~50 ms).
+ */
+export function loopAwareRedis() {
+  return (loopAware ??= defineLoopAware((require('ioredis') as typeof import('ioredis')).Redis));
+}
+
+function defineLoopAware(Redis: typeof import('ioredis').Redis) {
+  return class LoopAwareRedis extends Redis {
+    /** ms; 0 turns the timeout off. */
+    commandTimeoutMs = 0;
+    private corked = false;
+    /** Commands written into the corked socket: their timeouts start when it is uncorked. */
+    private unsent: Command[] = [];
+
+    override sendCommand(command: Command, ...rest: unknown[]): unknown {
+      // ioredis writes each command to the socket at once: a system call per command, the largest
+      // single cost of the Redis store (7–8 commands per request). The socket is corked at the first
+      // command and uncorked in this loop iteration's check phase (setImmediate), after the poll phase
+      // has handled every event that was ready — other requests' bodies, Redis replies — so the
+      // commands all of them issued leave in one write (measured: ~500 → ~420 µs of CPU per request on
+      // the Redis store, docs/benchmarks.md). Unlike ioredis's auto-pipelining, nothing waits for an
+      // earlier batch's replies: a command is on the wire by the next check phase (one issued in a
+      // check phase, after the uncork, by the following one), with no timer in between. Its timeout
+      // starts when it is written: a callback that holds the loop after issuing a command holds the
+      // command too, and that wait is the gateway's, not Redis's.
+      const socket = this.stream;
+      if (!this.corked && this.status === 'ready' && socket?.writable) {
+        this.corked = true;
+        socket.cork();
+        setImmediate(() => {
+          this.corked = false;
+          socket.uncork();
+          const written = this.unsent;
+          this.unsent = [];
+          for (const sent of written) if (!sent.isResolved) watch(sent, this.commandTimeoutMs);
+        });
+      }
+      const sent = (super.sendCommand as (command: Command, ...rest: unknown[]) => unknown)(command, ...rest);
+      if (this.commandTimeoutMs > 0 && !command.isResolved) {
+        if (this.corked) this.unsent.push(command);
+        else watch(command, this.commandTimeoutMs);
+      }
+      return sent;
     }
-    const sent = (super.sendCommand as (command: Command, ...rest: unknown[]) => unknown)(command, ...rest);
-    if (this.commandTimeoutMs > 0 && !command.isResolved) {
-      if (this.corked) this.unsent.push(command);
-      else watch(command, this.commandTimeoutMs);
-    }
-    return sent;
   }
 }
 

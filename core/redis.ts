@@ -3,7 +3,7 @@
 // while Redis is away (no offline queue, a command timeout), so callers can fall back in bounded time.
 // The timeout is measured on Redis, not on a busy event loop (core/redis-timeout.ts).
 import type { Redis } from 'ioredis';
-import { LoopAwareRedis } from './redis-timeout.js';
+import { loopAwareRedis } from './redis-timeout.js';
 import type { Logger } from 'pino';
 import { defineSettings, type SettingsOf } from './settings.js';
 
@@ -38,6 +38,7 @@ export function createRedis(settings: RedisSettings, logger: Logger): Redis {
     // command issued meanwhile waits for the whole batch before its REDIS_COMMAND_TIMEOUT even
     // starts (measured: 354 ms to time out at 200 against a Redis that stopped answering).
   };
+  const LoopAwareRedis = loopAwareRedis();
   const redis = settings.REDIS_URL
     ? new LoopAwareRedis(settings.REDIS_URL, options)
     : new LoopAwareRedis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
