@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
+import { lazyValidator } from './lazy-validator.js';
 import { projectRoot } from './paths.js';
 import { defineSettings } from './settings.js';
 import type { Usage } from './chat-types.js';
@@ -97,11 +98,14 @@ const modelSchema = {
     dimensions: { type: 'integer', minimum: 1 },
   },
 };
-const validateFile = new Ajv({ allErrors: true, allowUnionTypes: true }).compile({
-  type: 'object',
-  required: ['models'],
-  properties: { models: { type: 'array', items: modelSchema } },
-});
+// Only an operator's catalog file (MODELGATE_MODEL_CATALOG) is checked: compiled when there is one.
+const validateFile = lazyValidator(() =>
+  new Ajv({ allErrors: true, allowUnionTypes: true }).compile({
+    type: 'object',
+    required: ['models'],
+    properties: { models: { type: 'array', items: modelSchema } },
+  }),
+);
 
 /** A model known only by name (an operator's or a custom server's): nothing assumed, price unknown. */
 export function bareModel(provider: string, id: string): CatalogModel {

@@ -3,7 +3,7 @@
 // in the vocabulary, until no pair is a token. Only tokens made of letters (after at most one
 // leading space, tab or mark) can arise inside such a word, so only they are kept:
 // config/letter-tokens.br, generated from both vocabularies by scripts/letter-tokens.ts (~208k
-// tokens, ~5 MB in memory as flat arrays, the file's bytes read in place; ~80 ms to load). Pieces
+// tokens, ~5 MB in memory as flat arrays, the file's bytes read in place; ~70 ms to load). Pieces
 // of up to MAX_PIECE characters are merged (at most MAX_PIECE² steps each); callers weigh longer
 // runs by their bytes.
 import { readFileSync } from 'node:fs';
@@ -33,43 +33,56 @@ const hashStep = (hash: number, c: number) => Math.imul(hash ^ c, 16777619);
 const HASH_SEED = 2166136261 | 0;
 const NEWLINE = 10;
 
-/** Reads the file (o200k's tokens a line each in rank order, an empty line, cl100k's) in place. */
+/**
+ * Reads the file (o200k's tokens a line each in rank order, an empty line, cl100k's) in place. Runs
+ * at every start, so it is kept lean: lines found with indexOf, each token hashed once and looked
+ * up and inserted by the same probe.
+ */
 function load(): Vocabularies {
   const chars = brotliDecompressSync(readFileSync(join(projectRoot, 'config', 'letter-tokens.br')));
   let lines = 0;
-  for (const c of chars) if (c === NEWLINE) lines++;
-  const v: Vocabularies = {
-    chars,
-    start: new Uint32Array(lines),
-    length: new Uint8Array(lines),
-    o200k: new Int32Array(lines).fill(NONE),
-    cl100k: new Int32Array(lines).fill(NONE),
-    table: new Int32Array(1 << TABLE_BITS),
-  };
+  for (let at = chars.indexOf(NEWLINE); at >= 0; at = chars.indexOf(NEWLINE, at + 1)) lines++;
+  const start = new Uint32Array(lines);
+  const length = new Uint8Array(lines);
+  const o200k = new Int32Array(lines).fill(NONE);
+  const cl100k = new Int32Array(lines).fill(NONE);
+  const table = new Int32Array(1 << TABLE_BITS);
   let count = 0;
-  let ranks = v.o200k;
+  let ranks = o200k;
   let rank = 0;
   for (let at = 0; at < chars.length; ) {
-    let end = at;
-    while (end < chars.length && chars[end] !== NEWLINE) end++;
+    let end = chars.indexOf(NEWLINE, at);
+    if (end < 0) end = chars.length;
     if (end === at) {
-      ranks = v.cl100k; // the empty line between the lists
+      ranks = cl100k; // the empty line between the lists
       rank = 0;
     } else {
-      let t = findIn(v, chars, at, end);
-      if (t < 0) {
-        t = count++;
-        v.start[t] = at;
-        v.length[t] = end - at;
-        let slot = hash(chars, at, end) & TABLE_MASK;
-        while (v.table[slot] !== 0) slot = (slot + 1) & TABLE_MASK;
-        v.table[slot] = t + 1;
+      const n = end - at;
+      let t = -1;
+      for (let slot = hash(chars, at, end) & TABLE_MASK; ; slot = (slot + 1) & TABLE_MASK) {
+        const entry = table[slot]!;
+        if (entry === 0) {
+          // Not seen (in o200k's list): a new token, in this empty slot.
+          t = count++;
+          start[t] = at;
+          length[t] = n;
+          table[slot] = t + 1;
+          break;
+        }
+        if (length[entry - 1] !== n) continue;
+        const s = start[entry - 1]!;
+        let i = 0;
+        while (i < n && chars[s + i] === chars[at + i]) i++;
+        if (i === n) {
+          t = entry - 1;
+          break;
+        }
       }
       ranks[t] = rank++;
     }
     at = end + 1;
   }
-  return v;
+  return { chars, start, length, o200k, cl100k, table };
 }
 
 function hash(bytes: Uint8Array, from: number, to: number): number {

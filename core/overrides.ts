@@ -4,7 +4,7 @@
 // over headers (headers are often client-wide defaults). Unknown or invalid values are a 400
 // naming the field or header.
 import type { IncomingHttpHeaders } from 'node:http';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { GatewayError } from './errors.js';
 
 type FieldSchema =
@@ -26,12 +26,30 @@ export type OverrideParser = (body: unknown, headers: IncomingHttpHeaders) => Ov
 
 const EMPTY: Overrides = Object.freeze({});
 
-export function compileOverrides(specs: readonly OverrideSpec[]): OverrideParser {
-  const ajv = new Ajv({ allErrors: false, strict: true });
+/**
+ * Compiled validators by schema: every app compiles the same one (~15 ms), and a process that
+ * builds several (the tests, a restart in place) need not compile it again.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
+/** The JSON schema of the `modelgate` object the plugins' specs accept. */
+export function overridesJsonSchema(specs: readonly OverrideSpec[]): Record<string, unknown> {
   const properties = Object.fromEntries(
     specs.map((spec) => [spec.name, { type: 'object', additionalProperties: false, properties: spec.fields }]),
   );
-  const validate = ajv.compile({ type: 'object', additionalProperties: false, properties });
+  return { type: 'object', additionalProperties: false, properties };
+}
+
+export function compileOverrides(specs: readonly OverrideSpec[]): OverrideParser {
+  const schema = overridesJsonSchema(specs);
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    // Not checked against ajv's meta-schema at each start (that compiles the meta-schema, ~15 ms):
+    // the specs are code, checked by a test; strict mode still refuses an unknown keyword.
+    validate = new Ajv({ allErrors: false, strict: true, validateSchema: false }).compile(schema);
+    compiled.set(key, validate);
+  }
   const headerFields: Array<{ header: string; spec: OverrideSpec; field: string }> = specs.flatMap((spec) =>
     Object.entries(spec.headers).map(([header, field]) => ({ header, spec, field })),
   );

@@ -38,9 +38,10 @@ export function createRedis(settings: RedisSettings, logger: Logger): Redis {
     // command issued meanwhile waits for the whole batch before its REDIS_COMMAND_TIMEOUT even
     // starts (measured: 354 ms to time out at 200 against a Redis that stopped answering).
   };
+  const LoopAwareRedis = loopAwareRedis();
   const redis = settings.REDIS_URL
-    ? loopAwareRedis(settings.REDIS_URL, options)
-    : loopAwareRedis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
+    ? new LoopAwareRedis(settings.REDIS_URL, options)
+    : new LoopAwareRedis({ ...options, host: settings.REDIS_HOST, port: settings.REDIS_PORT, password: settings.REDIS_PASSWORD, db: settings.REDIS_DB });
   redis.commandTimeoutMs = settings.REDIS_COMMAND_TIMEOUT;
   let down = false;
   redis.on('error', (error) => {

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BUILDS, STAMP, hasSources, sourceHash } from './build-stamp.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,6 +84,17 @@ function buildDashboard(staging, tsc) {
   return spawnSync(process.execPath, [vite, ...args], { cwd: root, stdio: 'inherit' }).status === 0;
 }
 
+/**
+ * The built dashboard's brotli and gzip forms, written beside its files by the gateway's own code
+ * (just compiled into the build), so a gateway reads them at boot rather than compressing each time.
+ */
+async function precompressDashboard(staging) {
+  const dir = join(staging, 'dashboard');
+  if (!existsSync(dir)) return;
+  const { precompress } = await import(pathToFileURL(join(staging, 'plugins', 'dashboard', 'static-files.js')).href);
+  precompress(dir);
+}
+
 if (!hasSources(root)) stop('no sources here (tsconfig.build.json is missing): nothing to build', preparing ? 0 : 1);
 let tsc;
 try {
@@ -108,6 +119,7 @@ try {
     rmSync(staging, { recursive: true, force: true });
     stop('the dashboard did not build; dist/ is unchanged', 1);
   }
+  await precompressDashboard(staging);
   if (sourceHash(root) !== before) {
     rmSync(staging, { recursive: true, force: true });
     stop('the sources changed while they were compiled; dist/ is unchanged: run it again', 1);

@@ -2,10 +2,8 @@
 // default, or PostgreSQL (a node-postgres pool) when MODELGATE_DATABASE_URL is set. Both are
 // driven through one typed query layer, Kysely, so each table and query is written once.
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
-import type pgModule from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Tables } from './schema.js';
@@ -44,16 +42,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 const MIN_POSTGRES = 140_000;
 const SQLITE_FILE = 'modelgate.db';
 
-/**
- * node-postgres, loaded when PostgreSQL is used: a gateway on the embedded SQLite store does not
- * pay its load time and memory (~55 ms and ~14 MB of a fresh process's RSS).
- */
-function loadPg(): typeof pgModule {
-  return createRequire(import.meta.url)('pg') as typeof pgModule;
-}
-
 /** BIGINT (int8) and NUMERIC (SUM of BIGINT) as JS numbers: amounts stay below 2^53 (core/settings bound them). */
-function pgTypes(pg: typeof pgModule) {
+function typesOf(pg: typeof import('pg').default) {
   return {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
       oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
@@ -95,9 +85,10 @@ export function openSqlite(dir: string): Store {
 }
 
 async function openPostgres(url: string, schema: string, poolSize: number, logger: Logger): Promise<Store> {
+  // Loaded only here: a gateway on SQLite (the default) does not pay for pg's modules at start (~50 ms).
+  const { default: pg } = await import('pg');
+  const pgTypes = typesOf(pg);
   const location = `${describeUrl(url)} (schema ${schema})`;
-  const pg = loadPg();
-  const types = pgTypes(pg);
   const connect = (options: { max: number; timeouts: boolean }) => {
     const pool = new pg.Pool({
       connectionString: url,
@@ -107,7 +98,7 @@ async function openPostgres(url: string, schema: string, poolSize: number, logge
       keepAlive: true,
       application_name: 'modelgate',
       query_timeout: options.timeouts ? QUERY_TIMEOUT_MS : undefined,
-      types,
+      types: pgTypes,
     });
     // An idle connection that breaks (a database restart) must not crash the process; the pool reconnects.
     pool.on('error', (error) => logger.warn({ err: error.message }, 'database: an idle connection failed'));

@@ -4,6 +4,7 @@
 import { Ajv } from 'ajv';
 import { GatewayError } from '../../core/errors.js';
 import { validatedBody } from '../../core/admin-api.js';
+import { lazy, lazyValidator } from '../../core/lazy-validator.js';
 
 export const MAX_URL = 2048;
 export const MAX_DESCRIPTION = 500;
@@ -31,9 +32,10 @@ export interface EndpointCreateBody extends EndpointFieldsBody {
 export const endpointCreateSchema = { type: 'object', additionalProperties: false, required: ['url'], properties: endpointFields } as const;
 export const endpointChangeSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: endpointFields } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const validateCreate = ajv.compile<EndpointCreateBody>(endpointCreateSchema);
-const validateChange = ajv.compile<EndpointFieldsBody>(endpointChangeSchema);
+// Compiled on the first request that needs them, not at every start.
+const ajv = lazy(() => new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }));
+const validateCreate = lazyValidator(() => ajv().compile<EndpointCreateBody>(endpointCreateSchema));
+const validateChange = lazyValidator(() => ajv().compile<EndpointFieldsBody>(endpointChangeSchema));
 
 
 /**

@@ -15,7 +15,10 @@ export function num(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-const CENTS = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+// Made on the first alert, not at import: the first Intl formatter of a process costs ~15 ms (the
+// locale data), and nothing else at start needs one.
+let cents: Intl.NumberFormat | undefined;
+const CENTS = () => (cents ??= new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 }));
 
 /** Dollars with cents and thousands separators; a sub-cent amount (one request's cost) keeps up to 6 decimals so it is not shown as $0.00. */
 export function usd(value: unknown): string {
@@ -23,7 +26,7 @@ export function usd(value: unknown): string {
   if (amount === undefined) return MISSING;
   const sign = amount < 0 ? '-' : '';
   const abs = Math.abs(amount);
-  if (abs === 0 || abs >= 0.01) return `${sign}$${CENTS.format(abs)}`;
+  if (abs === 0 || abs >= 0.01) return `${sign}$${CENTS().format(abs)}`;
   if (abs < 0.000_001) return `${sign}<$0.000001`;
   return `${sign}$${abs.toFixed(6).replace(/0+$/, '')}`;
 }

@@ -4,6 +4,7 @@
 // catalogue for operators; its test checks the two agree.
 import { Ajv, type ValidateFunction } from 'ajv';
 import type { EventMessage } from './types.js';
+import { lazy } from '../../core/lazy-validator.js';
 
 /** The bound of one message as sent (serialized JSON, bytes), whatever its data held. */
 export const MAX_MESSAGE_BYTES = 20_000;
@@ -224,7 +225,8 @@ export function messageSchema(type: EventType): Record<string, unknown> {
   };
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+// Made on the first message checked, not at every start.
+const ajv = lazy(() => new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }));
 const validators = new Map<EventType, ValidateFunction>();
 
 /** What is wrong with a message (every problem, one line), or undefined when it matches its type's schema. */
@@ -232,8 +234,8 @@ export function validateMessage(message: unknown): string | undefined {
   const type = (message as { type?: unknown } | null)?.type;
   if (!isEventType(type)) return `message.type ${JSON.stringify(type) ?? 'undefined'} is not an event type of the catalogue`;
   let validate = validators.get(type);
-  if (!validate) validators.set(type, (validate = ajv.compile(messageSchema(type))));
-  return validate(message) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'message' });
+  if (!validate) validators.set(type, (validate = ajv().compile(messageSchema(type))));
+  return validate(message) ? undefined : ajv().errorsText(validate.errors, { dataVar: 'message' });
 }
 
 /** A string clipped to MAX_STRING_CHARS, never between the halves of a surrogate pair. */

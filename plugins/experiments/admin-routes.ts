@@ -14,6 +14,7 @@ import type { RequestContext } from '../../core/context.js';
 import { storeGuarded } from '../../core/store-guard.js';
 import type { Route } from '../../core/pipeline.js';
 import { adminOnly, NO_STORE, pageLimit, queryParam, validatedBody } from '../../core/admin-api.js';
+import { lazyValidator } from '../../core/lazy-validator.js';
 import { parseChange, parseCreate, STATUSES, type Status } from './definition.js';
 import { EXPERIMENT_ID, type Experiment } from './experiment-store.js';
 import type { Lab } from './lab.js';
@@ -21,11 +22,13 @@ import { apiExperiment, apiResults } from './api-shape.js';
 
 const BODY_LIMIT = 32 * 1024;
 
-const validatePromote = new Ajv({ strict: true }).compile<{ arm?: string }>({
-  type: 'object',
-  additionalProperties: false,
-  properties: { arm: { type: 'string', minLength: 1, maxLength: 64 } },
-});
+const validatePromote = lazyValidator(() =>
+  new Ajv({ strict: true }).compile<{ arm?: string }>({
+    type: 'object',
+    additionalProperties: false,
+    properties: { arm: { type: 'string', minLength: 1, maxLength: 64 } },
+  }),
+);
 
 export interface ExperimentAdminDeps {
   lab: Lab;

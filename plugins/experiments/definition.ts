@@ -6,6 +6,7 @@
 import { Ajv } from 'ajv';
 import { GatewayError } from '../../core/errors.js';
 import { validatedBody } from '../../core/admin-api.js';
+import { lazy, lazyValidator } from '../../core/lazy-validator.js';
 import { changeSchema, createSchema, type ArmStrategy, type GuardrailMetric } from '../../core/experiment-schema.js';
 
 export { GUARDRAIL_METRICS, STATUSES, STRATEGIES, type ArmStrategy, type GuardrailMetric, type Status } from '../../core/experiment-schema.js';
@@ -76,9 +77,10 @@ export interface DefinitionInput {
   duration_days?: number;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const validateCreate = ajv.compile<DefinitionInput>(createSchema);
-const validateChange = ajv.compile<DefinitionInput>(changeSchema);
+// Compiled on the first request that needs them, not at every start.
+const ajv = lazy(() => new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }));
+const validateCreate = lazyValidator(() => ajv().compile<DefinitionInput>(createSchema));
+const validateChange = lazyValidator(() => ajv().compile<DefinitionInput>(changeSchema));
 
 export function parseCreate(raw: Buffer): DefinitionInput {
   return validatedBody(raw, validateCreate);

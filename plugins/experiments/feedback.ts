@@ -10,6 +10,7 @@ import { readRequestBody } from '../../core/body.js';
 import { GatewayError } from '../../core/errors.js';
 import { sendJson } from '../../core/respond.js';
 import { validatedBody } from '../../core/admin-api.js';
+import { lazyValidator } from '../../core/lazy-validator.js';
 import { storeGuarded } from '../../core/store-guard.js';
 import type { Route } from '../../core/pipeline.js';
 import type { Store } from '../../core/store/database.js';
@@ -28,16 +29,19 @@ interface FeedbackBody {
   value: number | string | boolean;
 }
 
-const validate = new Ajv({ strict: true, allowUnionTypes: true }).compile<FeedbackBody>({
-  type: 'object',
-  additionalProperties: false,
-  required: ['request_id', 'metric', 'value'],
-  properties: {
-    request_id: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
-    metric: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
-    value: { type: ['number', 'string', 'boolean'], maxLength: 20 },
-  },
-});
+// Compiled on the first feedback, not at every start.
+const validate = lazyValidator(() =>
+  new Ajv({ strict: true, allowUnionTypes: true }).compile<FeedbackBody>({
+    type: 'object',
+    additionalProperties: false,
+    required: ['request_id', 'metric', 'value'],
+    properties: {
+      request_id: { type: 'string', pattern: '^[\\w.:-]{1,128}$' },
+      metric: { type: 'string', pattern: '^[a-z][a-z0-9_]{0,63}$' },
+      value: { type: ['number', 'string', 'boolean'], maxLength: 20 },
+    },
+  }),
+);
 
 export interface FeedbackDeps {
   store: Store;

@@ -5,6 +5,7 @@ import { Ajv } from 'ajv';
 import { GatewayError } from '../../core/errors.js';
 import type { KeyLimits } from '../../core/context.js';
 import { validatedBody } from '../../core/admin-api.js';
+import { lazy, lazyValidator } from '../../core/lazy-validator.js';
 
 export const MAX_NAME = 100;
 export const MAX_ALLOWED_MODELS = 100;
@@ -54,9 +55,10 @@ export interface CreateBody extends KeyFieldsBody {
 export const createSchema = { type: 'object', additionalProperties: false, required: ['name'], properties: { ...keyFields, admin: { type: 'boolean' } } } as const;
 export const changeSchema = { type: 'object', additionalProperties: false, minProperties: 1, properties: keyFields } as const;
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-const validateCreate = ajv.compile<CreateBody>(createSchema);
-const validateChange = ajv.compile<KeyFieldsBody>(changeSchema);
+// Compiled on the first request that needs them, not at every start.
+const ajv = lazy(() => new Ajv({ allErrors: false, strict: true, allowUnionTypes: true }));
+const validateCreate = lazyValidator(() => ajv().compile<CreateBody>(createSchema));
+const validateChange = lazyValidator(() => ajv().compile<KeyFieldsBody>(changeSchema));
 
 
 /** Epoch ms of an ISO 8601 time, or a 400 naming expires_at. */

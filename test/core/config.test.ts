@@ -1,5 +1,6 @@
 import t from 'tap';
-import { loadConfig, ConfigError } from '../../core/config.js';
+import { Ajv } from 'ajv';
+import { loadConfig, mergeSchemas, settingsJsonSchema, ConfigError } from '../../core/config.js';
 import { defineSettings } from '../../core/settings.js';
 import { allSettings } from '../../core/app.js';
 
@@ -155,6 +156,15 @@ t.test('every invalid setting is reported in one pass, IP lists and provider nam
 
 t.test('no setting is declared twice across the gateway', async (t) => {
   t.doesNotThrow(() => loadConfig({ MODELGATE_API_KEY: 'uc_x' }, allSettings()));
+});
+
+t.test("the settings' schema is valid by ajv's meta-schema (the gateway does not check it at each start)", async (t) => {
+  const ajv = new Ajv({ strict: true });
+  for (const specs of [mergeSchemas(allSettings()), mergeSchemas([schema])]) {
+    t.ok(ajv.validateSchema(settingsJsonSchema(specs)), ajv.errorsText(ajv.errors));
+  }
+  const bad = defineSettings({ MODELGATE_X: { type: 'string', pattern: '^a', description: 'x', colour: 'red' } as never });
+  t.throws(() => loadConfig({}, [bad]), /unknown keyword/, 'an unknown keyword is still refused');
 });
 
 t.test('at boot the gateway warns about likely typos', async (t) => {

@@ -1,12 +1,13 @@
 // The dashboard's files as the gateway serves them: the built page and its hashed assets from
 // memory, compressed when asked, revalidated by ETag, under the security headers; nothing inline for
 // the CSP to refuse; small (the whole page under 300 KB gzipped); absent when turned off.
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, constants, gunzipSync } from 'node:zlib';
 import t from 'tap';
 import { call, startGateway, type TestGateway } from '../helpers/gateway.js';
-import { dashboardDir } from '../../plugins/dashboard/static-files.js';
+import { dashboardDir, loadDashboard } from '../../plugins/dashboard/static-files.js';
 import { SECURITY_HEADERS } from '../../plugins/dashboard.js';
 
 let gateway: TestGateway;
@@ -69,10 +70,42 @@ t.test('the whole page is under 300 KB gzipped', async (t) => {
   const dir = dashboardDir(join(import.meta.dirname, '..', '..', 'plugins'))!;
   t.ok(dir, 'a built dashboard');
   const { gzipSync } = await import('node:zlib');
-  const files = ['index.html', ...readdirSync(join(dir, 'assets')).map((name) => `assets/${name}`)];
+  const files = ['index.html', ...readdirSync(join(dir, 'assets')).filter((name) => !/\.(br|gz)$/.test(name)).map((name) => `assets/${name}`)];
   const gzipped = files.reduce((sum, file) => sum + gzipSync(readFileSync(join(dir, file)), { level: 9 }).length, 0);
   t.comment(`dashboard: ${files.length} files, ${(gzipped / 1024).toFixed(1)} KB gzipped`);
   t.ok(gzipped < 300 * 1024);
+});
+
+t.test('compressed by the build: the forms beside each file are its own, and are what is served', async (t) => {
+  const dir = dashboardDir(join(import.meta.dirname, '..', '..', 'plugins'))!;
+  const loaded = loadDashboard(dir);
+  t.same([...loaded.keys()].filter((path) => /\.(br|gz)$/.test(path)), [], 'the forms are not served as files of their own');
+  const script = [...loaded.keys()].find((path) => path.endsWith('.js'))!;
+  t.ok(script, 'a script');
+  for (const [path, file] of loaded) {
+    if (!file.brotli) continue;
+    const br = readFileSync(join(dir, `${path}.br`));
+    const gz = readFileSync(join(dir, `${path}.gz`));
+    t.ok(brotliDecompressSync(br).equals(file.identity), `${path}.br is the file`);
+    t.ok(gunzipSync(gz).equals(file.identity), `${path}.gz is the file`);
+    t.ok(file.brotli.equals(br) && file.gzip!.equals(gz), `${path}: the build's forms are served`);
+  }
+
+  // A copy whose forms are recognisably the build's (quality 1), one stale, one missing.
+  const copy = mkdtempSync(join(tmpdir(), 'dashboard-'));
+  t.teardown(() => rmSync(copy, { recursive: true, force: true }));
+  cpSync(dir, copy, { recursive: true });
+  const identity = readFileSync(join(copy, script));
+  const quick = brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } });
+  writeFileSync(join(copy, `${script}.br`), quick);
+  writeFileSync(join(copy, 'index.html.br'), brotliCompressSync(Buffer.from('<p>an older page</p>')));
+  rmSync(join(copy, 'index.html.gz'));
+  const fromCopy = loadDashboard(copy);
+  t.ok(fromCopy.get(script)!.brotli!.equals(quick), 'a stored form is read, not made again');
+  const index = fromCopy.get('index.html')!;
+  t.ok(brotliDecompressSync(index.brotli!).equals(index.identity), 'a stale form is replaced by the file compressed');
+  t.ok(gunzipSync(index.gzip!).equals(index.identity), 'a missing form is made');
+  t.equal(index.etag, loaded.get('index.html')!.etag, 'the ETag is the content hash, whatever the forms');
 });
 
 t.test('turned off: no page, no sign-in', async (t) => {
