@@ -97,6 +97,14 @@ export function printTargets(m: Measured): void {
     if (value === undefined || !Number.isFinite(value)) console.log(`| ${measure} | not measured | ${target} | — |`);
     else console.log(`| ${measure} | ${format(value)} | ${target} | ${met(value) ? 'met' : 'NOT MET'} |`);
   }
+  // The CPU targets are absolute µs, set on a machine where the pass-through took 75–100 µs: the floor
+  // this machine gives any Node proxy says how far they are reachable here.
+  const floor = gw('json/50/passthrough')?.cpu;
+  const floorStream = gw('stream/50/passthrough')?.cpu;
+  if (floor !== undefined) {
+    console.log(`
+the bare pass-through alone on this machine (50 conns): ${floor.toFixed(0)} µs per request (json)${floorStream === undefined ? '' : `, ${floorStream.toFixed(0)} µs (stream)`}; gateway ÷ pass-through CPU: ${(gw('json/50/gateway')!.cpu / floor).toFixed(2)}× (json)${floorStream === undefined || !gw('stream/50/gateway') ? '' : `, ${(gw('stream/50/gateway')!.cpu / floorStream).toFixed(2)}× (stream)`}`);
+  }
 }
 
 function readBaseline(): Baseline | undefined {
