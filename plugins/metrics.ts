@@ -51,26 +51,27 @@ export const metrics: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' |
     if (!s.MODELGATE_METRICS_ENABLED) return { name: 'metrics' };
 
     const circuitProviders = new Set([...deps.providers.values()].filter((provider) => provider.configured).map((provider) => provider.name));
+    // Where each budget stood at the last settlement (every request settles): the gauges read it at scrape.
+    const budgets = new Map<string, { usedRatio: number; spentUsd: number }>();
     const f = createFamilies({
       health: deps.health,
       circuitProviders: () => circuitProviders,
       cacheStats: () => deps.cacheStats.stats(),
       inflight: () => deps.inflight(),
       keysExpiringSoon: () => deps.keyStats.expiringSoon(),
+      budgets: () => budgets,
     });
 
     deps.health.onCircuitChange((provider, state) => {
       circuitProviders.add(provider);
       f.circuitTransitions.labels(provider, state).inc();
     });
-    // Every settlement reports all three periods: the label children are looked up once.
-    const budgetGauges = Object.fromEntries(
-      (['day', 'week', 'month'] as const).map((period) => [period, { ratio: f.budgetRatio.labels(period), spent: f.budgetSpent.labels(period) }]),
-    );
     const onBudget = (event: BudgetEvent) => {
-      const gauges = budgetGauges[event.period]!;
-      gauges.ratio.set(event.usedRatio);
-      gauges.spent.set(event.spentUsd);
+      const budget = budgets.get(event.period);
+      if (budget) {
+        budget.usedRatio = event.usedRatio;
+        budget.spentUsd = event.spentUsd;
+      } else budgets.set(event.period, { usedRatio: event.usedRatio, spentUsd: event.spentUsd });
     };
     const onAlert = (event: AlertEvent) => f.alerts.labels(ALERT_ACTIONS.has(event.action) ? event.action : 'other').inc();
     // Components are the gateway's own Redis-backed parts: a fixed, small set of label values.

@@ -29,6 +29,8 @@ export interface Sources {
   inflight(): number;
   /** Active API keys expiring within 7 days (the keys plugin's count); undefined without one. */
   keysExpiringSoon(): number | undefined;
+  /** Where each budget stood at the last settlement, by period: read at scrape, not set on every request. */
+  budgets(): ReadonlyMap<string, { usedRatio: number; spentUsd: number }>;
 }
 
 export type Families = ReturnType<typeof createFamilies>;
@@ -114,8 +116,26 @@ export function createFamilies(sources: Sources) {
     }),
     circuitTransitions: new Counter({ name: `${PREFIX}circuit_transitions_total`, help: 'Circuit state changes, by provider and the state entered.', labelNames: ['provider', 'state'] as const, registers }),
     refusals: new LocalCounter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
-    budgetRatio: new Gauge({ name: `${PREFIX}budget_used_ratio`, help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', labelNames: ['period'] as const, aggregator: 'max', registers }),
-    budgetSpent: new Gauge({ name: `${PREFIX}budget_spent_usd`, help: 'USD spent in the current period (day, week, month).', labelNames: ['period'] as const, aggregator: 'max', registers }),
+    budgetRatio: new Gauge({
+      name: `${PREFIX}budget_used_ratio`,
+      help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.',
+      labelNames: ['period'] as const,
+      aggregator: 'max',
+      registers,
+      collect() {
+        for (const [period, budget] of sources.budgets()) this.set({ period }, budget.usedRatio);
+      },
+    }),
+    budgetSpent: new Gauge({
+      name: `${PREFIX}budget_spent_usd`,
+      help: 'USD spent in the current period (day, week, month).',
+      labelNames: ['period'] as const,
+      aggregator: 'max',
+      registers,
+      collect() {
+        for (const [period, budget] of sources.budgets()) this.set({ period }, budget.spentUsd);
+      },
+    }),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
     deliveries: new Counter({
       name: `${PREFIX}event_deliveries_total`,
