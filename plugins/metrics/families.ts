@@ -59,6 +59,19 @@ export function createFamilies(sources: Sources) {
     });
   };
 
+  /** A gauge per budget period, read at scrape from where each budget stood at the last settlement. */
+  const budgetGauge = (name: string, help: string, read: (budget: { usedRatio: number; spentUsd: number }) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['period'] as const,
+      aggregator: 'max',
+      registers,
+      collect() {
+        for (const [period, budget] of sources.budgets()) this.set({ period }, read(budget));
+      },
+    });
+
   return {
     registry,
     requests: new LocalCounter({ name: `${PREFIX}requests_total`, help: 'Requests answered, by route, provider, catalog model, HTTP status and cache result.', labelNames: requestLabels, registers }),
@@ -116,26 +129,8 @@ export function createFamilies(sources: Sources) {
     }),
     circuitTransitions: new Counter({ name: `${PREFIX}circuit_transitions_total`, help: 'Circuit state changes, by provider and the state entered.', labelNames: ['provider', 'state'] as const, registers }),
     refusals: new LocalCounter({ name: `${PREFIX}refusals_total`, help: "Requests refused by the gateway's guards: auth, ip_filter, rate_limit, cost_guard.", labelNames: ['reason'] as const, registers }),
-    budgetRatio: new Gauge({
-      name: `${PREFIX}budget_used_ratio`,
-      help: 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.',
-      labelNames: ['period'] as const,
-      aggregator: 'max',
-      registers,
-      collect() {
-        for (const [period, budget] of sources.budgets()) this.set({ period }, budget.usedRatio);
-      },
-    }),
-    budgetSpent: new Gauge({
-      name: `${PREFIX}budget_spent_usd`,
-      help: 'USD spent in the current period (day, week, month).',
-      labelNames: ['period'] as const,
-      aggregator: 'max',
-      registers,
-      collect() {
-        for (const [period, budget] of sources.budgets()) this.set({ period }, budget.spentUsd);
-      },
-    }),
+    budgetRatio: budgetGauge(`${PREFIX}budget_used_ratio`, 'Spend over the cost limit of the current period (day, week, month); 1 means the limit is reached.', (budget) => budget.usedRatio),
+    budgetSpent: budgetGauge(`${PREFIX}budget_spent_usd`, 'USD spent in the current period (day, week, month).', (budget) => budget.spentUsd),
     alerts: new Counter({ name: `${PREFIX}alerts_total`, help: 'Alerts fired, by action (email, chat, webhook, pause; other).', labelNames: ['action'] as const, registers }),
     deliveries: new Counter({
       name: `${PREFIX}event_deliveries_total`,

@@ -89,6 +89,39 @@ async function readings(limiters: Limiters, limits: Limits, key: string, trace: 
   };
 }
 
+/** What a decision reads as, from the limits as they stand after it (both stores decide the same way). */
+export function decided(d: {
+  admitted: boolean;
+  never: boolean;
+  refusedBy: Admission['refusedBy'];
+  refusedLimit: Admission['refusedLimit'];
+  /** The request's tokens. */
+  tokens: number;
+  now: { minute: Reading; hour: Reading; tokens: Reading };
+  tokensTaken: Taken | undefined;
+  answeredLocally: boolean;
+}): Admission {
+  const { now } = d;
+  let retryAfterMs = 0;
+  if (!d.admitted && !d.never) {
+    // Waiting for the refusing limit alone may not do: wait for every limit found without room.
+    if (now.minute.remaining < 1) retryAfterMs = now.minute.resetMs;
+    if (now.hour.remaining < 1) retryAfterMs = Math.max(retryAfterMs, now.hour.resetMs);
+    if (now.tokens.remaining < d.tokens) retryAfterMs = Math.max(retryAfterMs, now.tokens.resetMs);
+  }
+  return {
+    admitted: d.admitted,
+    refusedBy: d.never ? 'tokens' : d.refusedBy,
+    refusedLimit: d.refusedLimit,
+    never: d.never,
+    retryAfterMs,
+    requests: now.hour.remaining < now.minute.remaining ? now.hour : now.minute,
+    tokens: now.tokens,
+    tokensTaken: d.admitted ? d.tokensTaken : undefined,
+    answeredLocally: d.answeredLocally,
+  };
+}
+
 export async function admit(limiters: Limiters, limits: Limits, key: string, tokens: number): Promise<Admission> {
   const trace = new CallTrace();
   const taken: Array<Taken & { limiter: RateLimiterAbstract }> = [];
@@ -135,23 +168,7 @@ export async function admit(limiters: Limiters, limits: Limits, key: string, tok
     if (!admitted) await giveBack();
 
     const now = await readings(limiters, limits, key, trace, consumed, !admitted, tokens);
-    let retryAfterMs = 0;
-    if (!admitted && !never) {
-      // Waiting for the refusing limit alone may not do: wait for every limit found without room.
-      const full = [now.minute.remaining < 1 && now.minute, now.hour.remaining < 1 && now.hour, now.tokens.remaining < tokens && now.tokens];
-      retryAfterMs = Math.max(...full.map((found) => (found ? found.resetMs : 0)));
-    }
-    return {
-      admitted,
-      refusedBy: never ? 'tokens' : refusedBy,
-      refusedLimit,
-      never,
-      retryAfterMs,
-      requests: now.hour.remaining < now.minute.remaining ? now.hour : now.minute,
-      tokens: now.tokens,
-      tokensTaken: admitted ? tokensTaken : undefined,
-      answeredLocally: trace.answeredLocally,
-    };
+    return decided({ admitted, never, refusedBy, refusedLimit, tokens, now, tokensTaken, answeredLocally: trace.answeredLocally });
   } catch (error) {
     // The store failed (with MODELGATE_RATE_LIMIT_REDIS_FAILURE=refuse): the request will not go
     // on, so give back what it took if Redis lets us, without waiting for it.

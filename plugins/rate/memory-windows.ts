@@ -4,7 +4,7 @@
 // promises, result objects and a timer per window. On the request path this is a few map lookups
 // and additions instead of ~13 KB of allocation and four promise chains (issue 16). With
 // MODELGATE_STORE=redis the limits stay rate-limiter-flexible's (plugins/rate/admission.ts).
-import type { Admission, Reading } from './admission.js';
+import { decided, type Admission, type Reading } from './admission.js';
 import { burstSize, type Limits } from './limiters.js';
 
 const MINUTE_MS = 60_000;
@@ -134,22 +134,7 @@ export function admitInMemory(set: MemoryLimits, limits: Limits, key: string, to
   const minuteReading: Reading = { limit: burstSize(limits), remaining: minuteAlone.remaining + burstAlone, resetMs: minuteAlone.resetMs };
   const hourReading = reading(limits.rph, hour ?? set.hour.read(key, now), now);
   const tokensReading = reading(limits.tpm, counted ?? set.tokens.read(key, now), now);
-  let retryAfterMs = 0;
-  if (!admitted && !never) {
-    // Waiting for the refusing limit alone may not do: wait for every limit found without room.
-    if (minuteReading.remaining < 1) retryAfterMs = minuteReading.resetMs;
-    if (hourReading.remaining < 1) retryAfterMs = Math.max(retryAfterMs, hourReading.resetMs);
-    if (tokensReading.remaining < tokens) retryAfterMs = Math.max(retryAfterMs, tokensReading.resetMs);
-  }
-  return {
-    admitted,
-    refusedBy: never ? 'tokens' : refusedBy,
-    refusedLimit,
-    never,
-    retryAfterMs,
-    requests: hourReading.remaining < minuteReading.remaining ? hourReading : minuteReading,
-    tokens: tokensReading,
-    tokensTaken: admitted && counted ? { limiter: set.tokens, points: tokens, windowEndsAt: counted.endsAt } : undefined,
-    answeredLocally: false,
-  };
+  const tokensTaken = counted ? { limiter: set.tokens, points: tokens, windowEndsAt: counted.endsAt } : undefined;
+  const readings = { minute: minuteReading, hour: hourReading, tokens: tokensReading };
+  return decided({ admitted, never, refusedBy, refusedLimit, tokens, now: readings, tokensTaken, answeredLocally: false });
 }
