@@ -81,7 +81,8 @@ function formOf(dir: string, relative: string, identity: Buffer, form: keyof typ
   if (existsSync(path)) {
     const stored = readFileSync(path);
     try {
-      if (decompressors[form](stored).equals(identity)) return stored;
+      // Bounded: a planted decompression bomb fails here and the file is compressed afresh.
+      if (decompressors[form](stored, { maxOutputLength: identity.length + 1 }).equals(identity)) return stored;
     } catch {
       // Not a valid stream: compressed below.
     }

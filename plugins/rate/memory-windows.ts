@@ -10,7 +10,10 @@ import { burstSize, type Limits } from './limiters.js';
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;
 
-/** One key's window of one limit: points counted in it, and when it ends (Date.now() scale). */
+/**
+ * One key's window of one limit: points counted in it, and when it ends — on the monotonic clock
+ * (performance.now()), so a wall clock stepped back (NTP, a VM resumed) does not stretch a window.
+ */
 interface Window {
   value: number;
   endsAt: number;
@@ -47,11 +50,11 @@ export class Windows {
 
   /** A correction once the real usage is known (correctTokens): more points, or some given back. */
   penalty(key: string, points: number): void {
-    this.add(key, points, Date.now());
+    this.add(key, points, performance.now());
   }
 
   reward(key: string, points: number): void {
-    this.add(key, -points, Date.now());
+    this.add(key, -points, performance.now());
   }
 
   get size(): number {
@@ -93,7 +96,7 @@ function reading(limit: number, window: Window | undefined, now: number): Readin
  * they stand after the decision.
  */
 export function admitInMemory(set: MemoryLimits, limits: Limits, key: string, tokens: number): Admission {
-  const now = Date.now();
+  const now = performance.now();
   const never = tokens > limits.tpm;
   let refusedBy: Admission['refusedBy'];
   let refusedLimit: Admission['refusedLimit'] = never ? 'tokens_per_minute' : undefined;
@@ -134,7 +137,8 @@ export function admitInMemory(set: MemoryLimits, limits: Limits, key: string, to
   const minuteReading: Reading = { limit: burstSize(limits), remaining: minuteAlone.remaining + burstAlone, resetMs: minuteAlone.resetMs };
   const hourReading = reading(limits.rph, hour ?? set.hour.read(key, now), now);
   const tokensReading = reading(limits.tpm, counted ?? set.tokens.read(key, now), now);
-  const tokensTaken = counted ? { limiter: set.tokens, points: tokens, windowEndsAt: counted.endsAt } : undefined;
+  // correctTokens reads the window's end on Date.now()'s scale.
+  const tokensTaken = counted ? { limiter: set.tokens, points: tokens, windowEndsAt: Date.now() + (counted.endsAt - now) } : undefined;
   const readings = { minute: minuteReading, hour: hourReading, tokens: tokensReading };
   return decided({ admitted, never, refusedBy, refusedLimit, tokens, now: readings, tokensTaken, answeredLocally: false });
 }
