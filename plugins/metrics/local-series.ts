@@ -34,7 +34,7 @@ abstract class LocalFamily<S extends LocalSeries> {
   readonly aggregator: Aggregator = 'sum';
   readonly labelNames: readonly string[];
   abstract readonly type: 'counter' | 'histogram';
-  /** Every series resolved and not removed, by its label values joined. */
+  /** Every series resolved and not removed, by its label values (seriesKey). */
   protected made = new Map<string, S>();
   /** The exported series, in the order they were first counted. */
   protected listed = new Set<S>();
@@ -54,7 +54,7 @@ abstract class LocalFamily<S extends LocalSeries> {
     if (values.length !== this.labelNames.length) {
       throw new Error(`${this.name}: ${values.length} label values for the ${this.labelNames.length} labels ${this.labelNames.join(', ')}`);
     }
-    const key = values.length === 1 ? values[0]! : values.join('\u0001');
+    const key = seriesKey(values);
     let series = this.made.get(key);
     if (series === undefined) {
       const labels: Labels = {};
@@ -77,7 +77,7 @@ abstract class LocalFamily<S extends LocalSeries> {
 
   /** Ends the series of these label values: Prometheus sees it end. */
   remove(...values: string[]): void {
-    const key = values.length === 1 ? values[0]! : values.join('\u0001');
+    const key = seriesKey(values);
     const series = this.made.get(key);
     if (series === undefined) return;
     this.made.delete(key);
@@ -241,4 +241,9 @@ export class LocalHistogram extends LocalFamily<HistogramSeries> {
     }
     return values;
   }
+}
+
+/** A series' key: its one value, or the values as a JSON array (a joined string could make two tuples one). */
+function seriesKey(values: string[]): string {
+  return values.length === 1 ? values[0]! : JSON.stringify(values);
 }

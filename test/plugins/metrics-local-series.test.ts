@@ -170,3 +170,18 @@ t.test('label children are made once per set of values, whatever the arity, and 
   t.same(five.get('1', '2', '3', '4', '5'), ['1', '2', '3', '4', '5']);
   t.not(five.get('1', '2', '3', '4', '5'), five.get('1', '2', '3', '4', '6'));
 });
+
+t.test('label values that would join into one string stay two series', async (t) => {
+  const registry = new Registry();
+  const counter = new LocalCounter({ name: 'x_joined_total', help: 'h', labelNames: ['a', 'b'] as const, registers: [registry] });
+  counter.series('a\u0001b', 'c').inc(1);
+  counter.series('a', 'b\u0001c').inc(2);
+  const values = (await registry.getMetricsAsJSON())[0]!.values;
+  t.same(
+    values.map((v) => [v.labels, v.value]),
+    [
+      [{ a: 'a\u0001b', b: 'c' }, 1],
+      [{ a: 'a', b: 'b\u0001c' }, 2],
+    ],
+  );
+});
