@@ -141,7 +141,13 @@ t.test('the key works through the OpenAI SDK; its request and cost appear in the
     }, 20_000),
     'the key\'s $0.0032 is in the usage page',
   );
-  t.ok(await page.locator('main canvas').first().isVisible(), 'drawn as a chart');
+  // The totals can be on the page a moment before the chart is drawn beside them: wait for it, briefly.
+  const drawn = await page
+    .locator('main canvas')
+    .first()
+    .waitFor({ state: 'visible', timeout: 5000 })
+    .then(() => true, () => false);
+  t.ok(drawn, 'drawn as a chart');
   await screenshot(page, 'usage-after-one-request');
 });
 
