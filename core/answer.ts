@@ -7,7 +7,7 @@ import type { RequestContext } from './context.js';
 import type { EmbeddingsResponse } from './embeddings-types.js';
 import type { ErrorBody } from './errors.js';
 import { base64Vector } from './embeddings-request.js';
-import { outcomeHeaders, sendCompletion, sendJson } from './respond.js';
+import { outcomeHeaders, sendCompletion, sendCompletionBytes, sendJson } from './respond.js';
 import { SseWriter } from './sse.js';
 import { responseOf, type ResponseFrame } from './responses/output.js';
 import { ResponseEventWriter } from './responses/events.js';
@@ -23,10 +23,17 @@ export interface AnswerStream {
   close(trailers?: Record<string, string>): void;
 }
 
-/** Writes a whole answer; a Response once it is stored (when `store`). */
-export async function sendAnswer(ctx: RequestContext, completion: ChatCompletion): Promise<void> {
+/**
+ * Writes a whole answer; a Response once it is stored (when `store`). `bytes`, when given, are
+ * `completion` as the provider sent it: a chat answer is those bytes.
+ */
+export async function sendAnswer(ctx: RequestContext, completion: ChatCompletion, bytes?: Buffer): Promise<void> {
   const responses = ctx.chat?.responses;
-  if (!responses) return sendCompletion(ctx, completion);
+  if (!responses) {
+    if (!bytes) return sendCompletion(ctx, completion);
+    ctx.outcome.completionJson = sendCompletionBytes(ctx, bytes) ? bytes : undefined;
+    return;
+  }
   const response = responseOf(frameOf(ctx), completion, ctx.outcome.usage);
   await responses.settle(response);
   sendJson(ctx, 200, response, outcomeHeaders(ctx));

@@ -14,13 +14,14 @@ import type { EmbeddingsResponse } from './embeddings-types.js';
 import { badResponse, connectionLost, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
-import type { StreamTranslator, TranslateContext } from './provider.js';
+import { isReceivedAsIs, type StreamTranslator, type TranslateContext } from './provider.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;
 
 export type Opened =
-  | { kind: 'completion'; completion: ChatCompletion }
+  /** `bytes`: the provider's body, when the adapter left the completion as it came (sent as they are). */
+  | { kind: 'completion'; completion: ChatCompletion; bytes?: Buffer }
   | { kind: 'stream'; stream: UpstreamStream }
   | { kind: 'embeddings'; embeddings: EmbeddingsResponse };
 
@@ -85,7 +86,10 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
         throw badResponse(name, 'the body is not JSON');
       }
       if (how.embeddings) return { kind: 'embeddings', embeddings: how.embeddings(json) };
-      return { kind: 'completion', completion: how.completion!(json) };
+      const completion = how.completion!(json);
+      // Bytes framed by the object's own braces only (no whitespace around it): what the cache checks an entry by.
+      const asSent = isReceivedAsIs(completion) && buffer[0] === 0x7b && buffer[buffer.length - 1] === 0x7d;
+      return asSent ? { kind: 'completion', completion, bytes: buffer } : { kind: 'completion', completion };
     }
     if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {
       response.destroy();

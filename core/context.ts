@@ -119,7 +119,7 @@ export interface Outcome {
   /** The complete answer (non-stream), for the cache and logs. */
   completion?: ChatCompletion;
   /** `completion` as the client received it (chat API): the cache stores these bytes instead of serializing it again. */
-  completionJson?: string;
+  completionJson?: string | Buffer;
   /** The vectors of an embeddings request (floats, as the adapters return them). */
   embeddings?: EmbeddingsResponse;
   /** Chunks as sent, collected only when `collectChunks` was set (the cache asks for them). */

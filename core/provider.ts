@@ -37,6 +37,23 @@ export interface StreamTranslator {
   readonly finished: boolean;
 }
 
+/**
+ * Completions an adapter's chatResponse returned exactly as parsed from the provider's body, with
+ * nothing added, changed or removed. Core then writes the provider's own bytes to the client (and
+ * the cache keeps them) instead of serializing the same object a second time.
+ */
+const asReceived = new WeakSet<ChatCompletion>();
+
+/** Marks `completion` as the provider's body unchanged; returns it. */
+export function receivedAsIs(completion: ChatCompletion): ChatCompletion {
+  asReceived.add(completion);
+  return completion;
+}
+
+export function isReceivedAsIs(completion: ChatCompletion): boolean {
+  return asReceived.has(completion);
+}
+
 export interface Provider {
   readonly name: string;
   /** Credentials are present: the provider can serve traffic. */
@@ -46,7 +63,10 @@ export interface Provider {
   readonly acceptsUnlistedModels?: boolean;
   /** Throws GatewayError (400) for a parameter the provider cannot honour under our documented rules. */
   chatRequest(request: ChatRequest, context: TranslateContext): UpstreamRequest;
-  /** Throws UpstreamError (bad_response) when the body is not what the protocol promises. */
+  /**
+   * Throws UpstreamError (bad_response) when the body is not what the protocol promises. A body
+   * returned unchanged may be marked with receivedAsIs: its bytes are then sent as they came.
+   */
   chatResponse(body: unknown, context: TranslateContext): ChatCompletion;
   streamTranslator(context: TranslateContext): StreamTranslator;
   /**

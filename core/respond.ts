@@ -73,8 +73,12 @@ export function sendCompletion(ctx: RequestContext, completion: ChatCompletion):
   ctx.outcome.completionJson = writeJson(ctx, 200, completion, outcomeHeaders(ctx));
 }
 
-/** A completion already serialized (a cache hit's stored bytes), written as it is. */
-export function sendCompletionBytes(ctx: RequestContext, json: Buffer): void {
-  if (ctx.res.headersSent || ctx.res.destroyed) return;
+/**
+ * A completion already serialized (a cache hit's stored bytes, a provider's body the adapter left
+ * as it was), written as it is; false when the response was already sent or gone.
+ */
+export function sendCompletionBytes(ctx: RequestContext, json: Buffer): boolean {
+  if (ctx.res.headersSent || ctx.res.destroyed) return false;
   writePayload(ctx, 200, json, outcomeHeaders(ctx));
+  return true;
 }

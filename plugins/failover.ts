@@ -161,7 +161,7 @@ export const failover: PluginModule<typeof settings> = {
       if (opened.kind === 'completion') {
         ctx.outcome.completion = opened.completion;
         recordUsage(ctx, target, opened.completion.usage);
-        await sendAnswer(ctx, opened.completion);
+        await sendAnswer(ctx, opened.completion, opened.bytes);
         return;
       }
       if (opened.kind === 'embeddings') {

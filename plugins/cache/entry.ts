@@ -50,7 +50,7 @@ export const COMPRESS_FROM_BYTES = 2048;
  * `completionJson`, when given, is `answer.completion` as already serialized for the client: it is
  * spliced in rather than serialized a second time.
  */
-export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string): Buffer {
+export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string | Buffer): Buffer {
   const split = answer.completion !== undefined && completionJson !== undefined;
   const head = split ? headJson(answer) : JSON.stringify(answer);
   const headBytes = Buffer.byteLength(head);
@@ -61,7 +61,10 @@ export function encode(answer: CachedAnswer, compress: boolean, completionJson?:
   let at = small ? 1 : 0;
   if (split) at = out.writeUInt32BE(headBytes, at);
   at += out.write(head, at, 'utf8');
-  if (split) out.write(completionJson, at, 'utf8');
+  if (split) {
+    if (typeof completionJson === 'string') out.write(completionJson, at, 'utf8');
+    else completionJson.copy(out, at);
+  }
   if (small) {
     out[0] = split ? PLAIN_SPLIT : PLAIN;
     return out;

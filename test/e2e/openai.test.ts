@@ -4,7 +4,7 @@ import t from 'tap';
 import type OpenAI from 'openai';
 import { startGateway, call, GATEWAY_KEY, type TestGateway, PROTOCOL_ONLY } from '../helpers/gateway.js';
 import { startFakeOpenAI, PROVIDER_KEYS } from '../helpers/fakes.js';
-import { fixtureJson, sse, fixture, sleep, type FakeProvider } from '../helpers/fake-provider.js';
+import { fixtureJson, json, sse, fixture, sleep, type FakeProvider } from '../helpers/fake-provider.js';
 import { checkChunk, checkCompletion, checkError, checkModelList } from '../helpers/schema.js';
 
 let upstream: FakeProvider;
@@ -40,6 +40,40 @@ t.test('a non-stream completion comes back as the provider sent it, schema-valid
   // 24 prompt tokens at $0.15/M + 8 completion tokens at $0.60/M
   t.equal(Number(response.headers.get('x-modelgate-cost')), 24 * 1.5e-7 + 8 * 6e-7);
   t.match(response.headers.get('x-request-id'), /^[0-9a-f-]{36}$/);
+});
+
+/** The fixture's completion as text: OpenAI's shape, with what JSON.stringify would write differently (spacing, a number's form, an extra field). */
+const asWritten = () => {
+  const fixture = JSON.stringify(fixtureJson('openai/chat.json'));
+  return `{"provider_note" :  {"weight": 1.50, "big": 1e2},${fixture.slice(1)}`;
+};
+
+t.test('a completion the adapter leaves as it is reaches the client byte for byte', async (t) => {
+  const raw = asWritten();
+  upstream.next(json(200, raw));
+  const answer = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: false }) });
+  t.equal(answer.status, 200);
+  t.equal(answer.text, raw, 'the provider\'s own bytes, not a serialization of them');
+  t.equal(answer.headers.get('content-length'), String(Buffer.byteLength(raw)));
+  t.equal(checkCompletion(answer.json), null);
+  t.equal(Number(answer.headers.get('x-modelgate-cost')), 24 * 1.5e-7 + 8 * 6e-7, 'billed from the same answer');
+});
+
+t.test('a completion the adapter had to change, or with space around it, is written as the gateway reads it', async (t) => {
+  const changed = JSON.parse(asWritten());
+  changed.choices[0].finish_reason = 'model_length';
+  delete changed.choices[0].logprobs;
+  upstream.next(json(200, JSON.stringify(changed)));
+  const fixed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: false }) });
+  t.equal(fixed.json.choices[0].finish_reason, 'length');
+  t.equal(fixed.json.choices[0].logprobs, null);
+  t.equal(fixed.text, JSON.stringify(fixed.json), 'serialized by the gateway');
+  t.equal(checkCompletion(fixed.json), null);
+
+  const spaced = `\n${asWritten()}\n`;
+  upstream.next(json(200, spaced));
+  const trimmed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: false }) });
+  t.equal(trimmed.text, JSON.stringify(JSON.parse(spaced)), 'serialized: an entry of the cache must start and end with its braces');
 });
 
 t.test('the upstream gets the provider key, never the client key, and only the translated body', async (t) => {

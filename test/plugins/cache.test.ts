@@ -98,6 +98,22 @@ t.test('a hit writes the bytes the first client received; a log line of it still
   t.match(line?.response, { choices: [{ message: { content: 'Bytes as first sent.' } }] }, 'the hit is logged with its completion');
 });
 
+t.test("a hit writes the provider's own bytes when the adapter left the completion as it came", async (t) => {
+  const raw = `{"provider_note" :  [1.50, 1e2],${JSON.stringify(fixtureJson('openai/chat.json')).slice(1)}`;
+  upstream.next(json(200, raw));
+  const body = JSON.stringify({ ...ask('As the provider wrote it?'), stream: false });
+  const first = await call(gateway.url, '/chat/completions', { body });
+  t.equal(first.headers.get('x-modelgate-cache'), 'MISS');
+  t.equal(first.text, raw);
+  let second: Awaited<ReturnType<typeof call>> | undefined;
+  for (let i = 0; i < 50 && second?.headers.get('x-modelgate-cache') !== 'HIT'; i++) second = await call(gateway.url, '/chat/completions', { body });
+  t.equal(second?.headers.get('x-modelgate-cache'), 'HIT');
+  t.equal(second?.text, raw, 'the same bytes from the cache');
+  const replayed = await streamed(ask('As the provider wrote it?'));
+  t.equal(replayed.cache, 'HIT');
+  t.equal(text(replayed.chunks), fixtureJson('openai/chat.json').choices[0].message.content, 'and as a stream, parsed from them');
+});
+
 t.test('the same request written differently hits; a different parameter misses', async (t) => {
   await complete(ask('Key order?', { temperature: 0.5, max_tokens: 20 }));
   const reordered = await call(gateway.url, '/chat/completions', {

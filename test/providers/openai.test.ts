@@ -5,6 +5,7 @@ import { openai } from '../../providers/openai/index.js';
 import { custom } from '../../providers/custom/index.js';
 import { loadCatalog } from '../../core/catalog.js';
 import { SseParser } from '../../core/sse.js';
+import { isReceivedAsIs } from '../../core/provider.js';
 import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';
 import type { ChatChunk, ChatRequest } from '../../core/chat-types.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
@@ -55,6 +56,30 @@ t.test('responses come back schema-valid', async (t) => {
   const toolCall = provider.chatResponse(fixtureJson('openai/chat-tool-calls.json'), context());
   t.equal(toolCall.choices[0]!.finish_reason, 'tool_calls');
   t.equal(toolCall.choices[0]!.message.tool_calls![0]!.function.arguments, '{"city":"Paris"}');
+});
+
+t.test('a response in OpenAI\'s shape is marked as received; one the adapter changes is not', async (t) => {
+  for (const name of ['chat.json', 'chat-tool-calls.json']) {
+    t.ok(isReceivedAsIs(provider.chatResponse(fixtureJson(`openai/${name}`), context())), name);
+  }
+  const changes: Array<[string, (body: any) => void]> = [
+    ['a finish reason outside the enum', (body) => (body.choices[0].finish_reason = 'model_length')],
+    ['no logprobs', (body) => delete body.choices[0].logprobs],
+    ['no refusal', (body) => delete body.choices[0].message.refusal],
+    ['no content', (body) => delete body.choices[0].message.content],
+    ['tool_calls: null', (body) => (body.choices[0].message.tool_calls = null)],
+    ['another object type', (body) => (body.object = 'chat.completion.v2')],
+  ];
+  for (const [what, change] of changes) {
+    const body = fixtureJson('openai/chat.json');
+    change(body);
+    t.notOk(isReceivedAsIs(provider.chatResponse(body, context())), what);
+  }
+  const untyped = fixtureJson('openai/chat-tool-calls.json');
+  delete untyped.choices[0].message.tool_calls[0].type;
+  const completion = provider.chatResponse(untyped, context());
+  t.equal(completion.choices[0]!.message.tool_calls![0]!.type, 'function');
+  t.notOk(isReceivedAsIs(completion), 'a tool call without its type');
 });
 
 t.test('a 200 without choices is a bad response, retryable elsewhere', async (t) => {
