@@ -10,6 +10,7 @@ import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js'
 import { SseEventTooLarge, SseParser, type SseEvent } from './sse.js';
 import { answerStream, type AnswerStream } from './answer.js';
 import { GatewayError } from './errors.js';
+import type { Cancellation } from './cancellation.js';
 import type { EmbeddingsResponse } from './embeddings-types.js';
 import { badResponse, connectionLost, isUpstreamError, timedOut, truncatedStream, unreachable, type UpstreamError } from './upstream-error.js';
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
@@ -56,7 +57,7 @@ function exchange(ctx: RequestContext, target: Target, context: TranslateContext
   };
 }
 
-export async function openAttempt(ctx: RequestContext, target: Target, forwarder: Forwarder, signal: AbortSignal): Promise<Opened> {
+export async function openAttempt(ctx: RequestContext, target: Target, forwarder: Forwarder, signal: Cancellation): Promise<Opened> {
   const chat = ctx.chat!;
   const context: TranslateContext = { model: target.model, stream: chat.stream, requestId: ctx.id };
   const how = exchange(ctx, target, context);
@@ -139,7 +140,7 @@ export class UpstreamStream {
   }
 
   /** Reads until the first content (or the end). Throws UpstreamError; nothing is sent. */
-  async prime(signal: AbortSignal): Promise<void> {
+  async prime(signal: Cancellation): Promise<void> {
     const onAbort = () => this.response.destroy(new AbortedError('aborted'));
     signal.addEventListener('abort', onAbort, { once: true });
     try {
@@ -281,7 +282,7 @@ export function recordUsage(ctx: RequestContext, target: Target, usage: Usage | 
  * before the provider answered (`answered` false: it could not be reached) or while it was
  * answering (the connection broke mid-answer).
  */
-function transportError(provider: string, error: Error, signal: AbortSignal, answered: boolean): Error {
+function transportError(provider: string, error: Error, signal: Cancellation, answered: boolean): Error {
   if (isUpstreamError(error)) return error;
   if (error instanceof AbortedError || error.name === 'AbortError') {
     const reason = signal.reason as { name?: string } | undefined;

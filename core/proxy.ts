@@ -14,6 +14,7 @@ import { createGunzip, createInflate, createBrotliDecompress } from 'node:zlib';
 import { pipeline, type Readable, type Transform } from 'node:stream';
 import { createProxyServer } from 'http-proxy-3';
 import type { UpstreamRequest } from './provider.js';
+import type { Cancellation } from './cancellation.js';
 
 export class AbortedError extends Error {
   override name = 'AbortedError';
@@ -46,7 +47,7 @@ export class Forwarder {
    * this call. (Looking the attempt up on the shared client `req` when the socket arrives, as the
    * proxyReq/proxyRes events allow, let a stale queued request be sent and answer a newer attempt.)
    */
-  send(req: IncomingMessage, res: ServerResponse, upstream: UpstreamRequest, signal: AbortSignal): Promise<IncomingMessage> {
+  send(req: IncomingMessage, res: ServerResponse, upstream: UpstreamRequest, signal: Cancellation): Promise<IncomingMessage> {
     return new Promise<IncomingMessage>((resolve, reject) => {
       let proxyReq: http.ClientRequest | undefined;
       let settled = false;
@@ -164,7 +165,7 @@ export function decodedBody(response: IncomingMessage): Readable {
 }
 
 /** Reads a whole (decoded) body, refusing more than `limit` bytes; an abort destroys the response. */
-export function readBody(response: IncomingMessage, limit: number, signal?: AbortSignal): Promise<Buffer> {
+export function readBody(response: IncomingMessage, limit: number, signal?: Cancellation): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const stream = decodedBody(response);
     const chunks: Buffer[] = [];

@@ -29,6 +29,7 @@ import {
 import { LRUCache } from 'lru-cache';
 import { isUpstreamError, timedOut } from '../../core/upstream-error.js';
 import { AbortedError } from '../../core/proxy.js';
+import { Canceller, type Cancellation } from '../../core/cancellation.js';
 import type { CircuitState as HealthCircuit, HealthRegistry } from '../../core/health.js';
 
 export interface RetryConfig {
@@ -259,15 +260,15 @@ class AttemptTimedOut extends Error {
  * client that left an AbortedError. `fn` gets a signal of its own that aborts on either; once `fn`
  * settles it is left alone (a stream goes on under its own idle timeout). This is cockatiel's
  * aggressive timeout without its cost: its policy derives two abort controllers, an event emitter
- * and a race per call (~10 µs each request); here it is one controller, one timer, one listener.
+ * and a race per call (~10 µs each request); here it is one Canceller, one timer, one listener.
  */
 export class AttemptTimeout {
   constructor(private readonly ms: number) {}
 
-  run<T>(provider: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal): Promise<T> {
+  run<T>(provider: string, fn: (signal: Cancellation) => Promise<T>, signal: AbortSignal): Promise<T> {
     if (signal.aborted) return Promise.reject(new AbortedError('client disconnected'));
     return new Promise<T>((resolve, reject) => {
-      const inner = new AbortController();
+      const inner = new Canceller();
       let settled = false;
       const end = () => {
         settled = true;
@@ -289,7 +290,7 @@ export class AttemptTimeout {
       signal.addEventListener('abort', onAbort);
       let running: Promise<T>;
       try {
-        running = fn(inner.signal);
+        running = fn(inner);
       } catch (error) {
         end();
         return reject(error);
