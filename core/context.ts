@@ -1,5 +1,6 @@
 // The request context: everything the pipeline learns about one request, in one object that every
 // plugin reads and adds to. Created by the server, discarded when the response has ended.
+import type { Cancellation } from './cancellation.js';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -172,7 +173,7 @@ export interface RequestContext {
   /** The TCP peer; the IP filter may replace it with the client behind a trusted proxy. */
   clientIp: string;
   /** Aborted when the client disconnects before the response ends. */
-  readonly signal: AbortSignal;
+  readonly signal: Cancellation;
   readonly log: Logger;
   principal?: Principal;
   chat?: ChatState;
@@ -218,7 +219,7 @@ export function newOutcome(): Outcome {
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** The context a request starts with, before any route or step has looked at it. */
-export function requestContext(req: IncomingMessage, res: ServerResponse, log: Logger, signal: AbortSignal): RequestContext {
+export function requestContext(req: IncomingMessage, res: ServerResponse, log: Logger, signal: Cancellation): RequestContext {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const incomingId = req.headers['x-request-id'];

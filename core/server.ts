@@ -9,6 +9,7 @@
 // Shutdown is graceful: stop accepting, let in-flight requests and streams finish within a bound,
 // then close. Connections are bounded (core/connections.ts): their number, how long a request may
 // take to arrive, and a refused request's body is not read — its connection closes after the answer.
+import { Canceller } from './cancellation.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -191,8 +192,8 @@ export class GatewayServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const abort = new AbortController();
-    const ctx = requestContext(req, res, this.options.logger, abort.signal);
+    const abort = new Canceller();
+    const ctx = requestContext(req, res, this.options.logger, abort);
     this.inflight.add(ctx);
     const socket = req.socket;
     const overCap = this.cap.isOver(socket);

@@ -7,6 +7,7 @@
 // first content, so only failures before it can fail over.
 // Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
 // EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_*, MODELGATE_CIRCUIT_BREAKER_* and MODELGATE_MAX_RETRY_AFTER.
+import type { Cancellation } from '../core/cancellation.js';
 import { isBrokenCircuitError } from 'cockatiel';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError, isGatewayError } from '../core/errors.js';
@@ -118,7 +119,7 @@ export const failover: PluginModule<typeof settings> = {
       const provider = target.provider.name;
       let calling = false;
       let endedAt = 0;
-      const attemptOnce = async ({ attempt, signal }: { attempt: number; signal: AbortSignal }) => {
+      const attemptOnce = async ({ attempt, signal }: { attempt: number; signal: Cancellation }) => {
         // cockatiel's retry delay is not abortable: a client that left meanwhile gets no new call.
         if (signal.aborted) throw new AbortedError('client disconnected');
         if (attempt > 0) {
@@ -127,7 +128,7 @@ export const failover: PluginModule<typeof settings> = {
         }
         let started = 0;
         // Counted here, where the breaker has admitted the call: a call it refuses was never made.
-        const call = (outer: AbortSignal) => {
+        const call = (outer: Cancellation) => {
           ctx.outcome.attempts++;
           if (attempt > 0) ctx.outcome.retries++;
           calling = true;
@@ -301,7 +302,7 @@ function tried(failures: Failure[]): Array<{ provider?: string; status: number; 
   return failures.map((f) => ({ provider: isUpstreamError(f) ? f.provider : undefined, status: f.status, message: f.message }));
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: Cancellation): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {

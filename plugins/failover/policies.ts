@@ -114,7 +114,7 @@ export class Breakers {
    *   signal. So `fn` gets our `signal`, never cockatiel's; a call whose client left meanwhile
    *   makes no upstream call; and the wait itself ends when the client leaves.
    */
-  async execute<T>(provider: string, fn: (signal: AbortSignal) => Promise<T>, signal: AbortSignal, discard?: (value: T) => void): Promise<T> {
+  async execute<T>(provider: string, fn: (signal: Cancellation) => Promise<T>, signal: Cancellation, discard?: (value: T) => void): Promise<T> {
     const breaker = this.for(provider);
     if (!breaker) return fn(signal);
     if (signal.aborted) throw new AbortedError('client disconnected');
@@ -128,7 +128,7 @@ export class Breakers {
       } catch (error) {
         throw probe && !providerFailure(error as Error) ? new InconclusiveProbe(error) : error;
       }
-    }, signal);
+    }, forCockatiel(signal));
     try {
       return await (waits ? untilAborted(run, signal, discard) : run);
     } catch (error) {
@@ -152,7 +152,7 @@ export class Breakers {
  * When `settlesItself` says so at the abort, `promise` is left to settle on its own instead (see
  * RetryPolicies.execute).
  */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard?: (value: T) => void, settlesItself?: () => boolean): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: Cancellation, discard?: (value: T) => void, settlesItself?: () => boolean): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let gone = false;
     const onAbort = () => {
@@ -173,6 +173,15 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, discard?: (va
       },
     );
   });
+}
+
+/**
+ * The request's signal as cockatiel's policies take it. cockatiel 3 only reads `aborted` of the
+ * signal it is given and hands it back to the function it runs (test/plugins/failover-signal.test.ts
+ * holds it to that), so a Cancellation serves: no AbortSignal is built per request for it.
+ */
+function forCockatiel(signal: Cancellation): AbortSignal {
+  return signal as AbortSignal;
 }
 
 function mirror(state: CircuitState): HealthCircuit {
@@ -213,12 +222,12 @@ export class RetryPolicies {
   execute<T>(
     config: RetryConfig,
     lastCandidate: boolean,
-    fn: (context: { attempt: number; signal: AbortSignal }) => Promise<T>,
-    signal: AbortSignal,
+    fn: (context: { attempt: number; signal: Cancellation }) => Promise<T>,
+    signal: Cancellation,
     calling: () => boolean,
     discard?: (value: T) => void,
   ): Promise<T> {
-    return untilAborted(this.get(config, lastCandidate).execute(fn, signal), signal, discard, calling);
+    return untilAborted(this.get(config, lastCandidate).execute(fn as (context: { attempt: number; signal: AbortSignal }) => Promise<T>, forCockatiel(signal)), signal, discard, calling);
   }
 
   /** Policies held now: for the test of the bound. */
@@ -265,7 +274,7 @@ class AttemptTimedOut extends Error {
 export class AttemptTimeout {
   constructor(private readonly ms: number) {}
 
-  run<T>(provider: string, fn: (signal: Cancellation) => Promise<T>, signal: AbortSignal): Promise<T> {
+  run<T>(provider: string, fn: (signal: Cancellation) => Promise<T>, signal: Cancellation): Promise<T> {
     if (signal.aborted) return Promise.reject(new AbortedError('client disconnected'));
     return new Promise<T>((resolve, reject) => {
       const inner = new Canceller();
