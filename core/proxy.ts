@@ -76,8 +76,9 @@ export class Forwarder {
       // request with many attempts would pass Node's limit of 10 (MaxListenersExceededWarning) and
       // keep every attempt's upstream request reachable. They are removed when the attempt's
       // upstream request closes (our abort handling covers the client going away after that).
-      const closeBefore = res.listeners('close');
-      const errorBefore = req.listeners('error');
+      // http-proxy appends them (`on`) while web() runs: they are the lists' ends past these counts.
+      const closeBefore = res.listenerCount('close');
+      const errorBefore = req.listenerCount('error');
       this.proxy.web(
         req,
         res,
@@ -105,10 +106,7 @@ export class Forwarder {
         },
         (error) => fail(error as Error),
       );
-      const added = {
-        close: res.listeners('close').filter((listener) => !closeBefore.includes(listener)),
-        error: req.listeners('error').filter((listener) => !errorBefore.includes(listener)),
-      };
+      const added = { close: res.listeners('close').slice(closeBefore), error: req.listeners('error').slice(errorBefore) };
       const own = proxyReq as http.ClientRequest | undefined;
       if (!own) return fail(new Error('http-proxy did not create the upstream request'));
       own.once('close', () => {
