@@ -49,15 +49,11 @@ function writeJson(ctx: RequestContext, status: number, body: unknown, headers: 
 function writePayload(ctx: RequestContext, status: number, payload: string | Buffer, headers: OutgoingHttpHeaders): void {
   const res = ctx.res;
   ctx.status = status;
-  res.writeHead(
-    status,
-    writableHeaders({
-      ...baseHeaders(ctx),
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(payload),
-    }),
-  );
+  // One object for every header (baseHeaders' own, filled in place), not a spread of two into a third.
+  const all = Object.assign(baseHeaders(ctx), headers);
+  all['content-type'] = 'application/json';
+  all['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  res.writeHead(status, writableHeaders(all));
   res.end(payload);
 }
 
