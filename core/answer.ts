@@ -16,6 +16,8 @@ import { ResponseEventWriter } from './responses/events.js';
 export interface AnswerStream {
   start(status: number, headers: OutgoingHttpHeaders): void;
   send(chunk: ChatChunk): void;
+  /** Several chunks (the events of one upstream read) at once: in one write where the framing allows. */
+  sendAll(chunks: readonly ChatChunk[]): void;
   /** The stream is complete (a Response's is written once it is stored). */
   done(trailers?: Record<string, string>): void | Promise<void>;
   /** A failure after the first byte; `close` follows. */

@@ -8,7 +8,7 @@ import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
 import { AbortedError, decodedBody, readBody, type Forwarder } from './proxy.js';
 import { SseEventTooLarge, SseParser, type SseEvent } from './sse.js';
-import { answerStream, type AnswerStream } from './answer.js';
+import { answerStream } from './answer.js';
 import { GatewayError } from './errors.js';
 import type { Cancellation } from './cancellation.js';
 import type { EmbeddingsResponse } from './embeddings-types.js';
@@ -167,8 +167,15 @@ export class UpstreamStream {
     ctx.outcome.ttftMs = performance.now() - ctx.startedAt;
     ctx.status = 200;
     writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx), trailer: 'x-modelgate-cost' });
+    // What one read brought is written at once, in one write.
     const flush = () => {
-      for (const chunk of this.pending.splice(0)) this.write(writer, chunk);
+      if (this.pending.length === 0) return;
+      const out: ChatChunk[] = [];
+      for (const chunk of this.pending.splice(0)) {
+        const sent = this.outgoing(chunk);
+        if (sent) out.push(sent);
+      }
+      writer.sendAll(out);
     };
     flush();
     const onClientGone = () => this.response.destroy(new AbortedError('client disconnected'));
@@ -252,9 +259,10 @@ export class UpstreamStream {
     this.pending.push(chunk);
   }
 
-  private write(writer: AnswerStream, chunk: ChatChunk): void {
+  /** The chunk as the client gets it (undefined: not sent), its content's write time noted. */
+  private outgoing(chunk: ChatChunk): ChatChunk | undefined {
     if (!this.ctx.chat!.includeUsage) {
-      if (chunk.choices.length === 0 && chunk.usage) return;
+      if (chunk.choices.length === 0 && chunk.usage) return undefined;
       if (chunk.usage !== undefined) {
         chunk = { ...chunk };
         delete chunk.usage;
@@ -267,7 +275,7 @@ export class UpstreamStream {
       this.lastWrite = now;
       if (this.gaps > 0) this.ctx.outcome.interTokenMs = (this.lastWrite - this.firstWrite) / this.gaps;
     }
-    writer.send(chunk);
+    return chunk;
   }
 }
 

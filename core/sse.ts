@@ -181,6 +181,17 @@ export class SseWriter {
     this.res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
   }
 
+  /**
+   * Several events in one write: one chunk of the chunked encoding and one entry of the socket's
+   * writev instead of three each per event. Written now, like `send`: nothing waits for more.
+   */
+  sendAll(payloads: readonly unknown[]): void {
+    if (!this.open || payloads.length === 0) return;
+    let text = '';
+    for (const payload of payloads) text += `data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`;
+    this.res.write(text);
+  }
+
   /** One named event (`event: <name>`), the Responses API's framing. */
   sendEvent(name: string, payload: unknown): void {
     if (!this.open) return;

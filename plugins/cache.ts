@@ -155,7 +155,7 @@ export const cache: PluginModule<typeof settings, Pick<PluginDeps, 'catalog' | '
       ctx.status = 200;
       writer.start(200, { ...baseHeaders(ctx), ...outcomeHeaders(ctx) });
       outcome.ttftMs = performance.now() - ctx.startedAt;
-      for (const chunk of asChunks(answer, chat.includeUsage)) writer.send(chunk);
+      writer.sendAll(asChunks(answer, chat.includeUsage));
       await writer.done();
     }
 

@@ -74,6 +74,10 @@ export class ResponseEventWriter {
     if (choice.finish_reason) this.finish = choice.finish_reason;
   }
 
+  sendAll(chunks: readonly ChatChunk[]): void {
+    for (const chunk of chunks) this.send(chunk);
+  }
+
   /** The stream is complete: every open item is closed, then, once the Response is stored, response.completed (or incomplete). */
   async done(trailers?: Record<string, string>): Promise<void> {
     for (const open of this.items) if (!open.closed) this.closeItem(open);

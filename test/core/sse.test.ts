@@ -1,5 +1,6 @@
 import t from 'tap';
-import { MAX_EVENT_CHARS, SseEventTooLarge, SseParser } from '../../core/sse.js';
+import type { ServerResponse } from 'node:http';
+import { MAX_EVENT_CHARS, SseEventTooLarge, SseParser, SseWriter } from '../../core/sse.js';
 import { fixture } from '../helpers/fake-provider.js';
 
 const parseAll = (parts: Array<string | Buffer>) => {
@@ -77,4 +78,20 @@ t.test('a line or event larger than the limit fails the stream instead of growin
   // Events under the limit, however many, are fine.
   const many = small();
   t.equal(Array.from({ length: 50 }, () => many.push('data: ' + 'y'.repeat(80) + '\n\n')).flat().length, 50);
+});
+
+t.test('SseWriter.sendAll writes several events in one write, framed as send frames each; nothing for none', async (t) => {
+  const writes: string[] = [];
+  const res = { destroyed: false, writable: true, write: (text: string) => writes.push(text) } as unknown as ServerResponse;
+  const writer = new SseWriter(res);
+  writer.sendAll([{ a: 1 }, '{"b":2}', { c: 'x\ny' }]);
+  t.same(writes, ['data: {"a":1}\n\ndata: {"b":2}\n\ndata: {"c":"x\\ny"}\n\n']);
+  writer.sendAll([]);
+  t.equal(writes.length, 1, 'no empty write');
+  const parser = new SseParser();
+  t.same(
+    parser.push(writes[0]!).map((event) => JSON.parse(event.data)),
+    [{ a: 1 }, { b: 2 }, { c: 'x\ny' }],
+    'the same events a reader gets from three sends',
+  );
 });
