@@ -10,7 +10,7 @@ import type { LedgerWriter } from './ledger.js';
 import type { SpendHistory } from './spend-history.js';
 import type { BudgetRecords } from './budget-records.js';
 
-const periodId = (period: Period) => `${period.name}:${period.key}`;
+const periodId = (period: Period) => period.id;
 
 export class MemoryBudget implements BudgetStore {
   private readonly spent = new Map<string, number>();

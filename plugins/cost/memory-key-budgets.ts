@@ -11,7 +11,7 @@ import type { SpendHistory } from './spend-history.js';
 
 export const MAX_KEYS = 100_000;
 
-const periodId = (period: Period) => `${period.name}:${period.key}`;
+const periodId = (period: Period) => period.id;
 
 interface KeyState {
   /** Spend per period id, once read. */

@@ -9,6 +9,8 @@ export interface Period {
   name: PeriodName;
   /** `2025-01-31`, `2025-W05`, `2025-01`. */
   key: string;
+  /** `day:2025-01-31`: the name and the key, what names a period among those of every name (built once, not per lookup). */
+  id: string;
   /** Epoch ms of its first instant and of the first instant of the next one. */
   start: number;
   resetsAt: number;
@@ -50,10 +52,12 @@ function periodsAt(now: number): Record<PeriodName, Period> {
   const dayStart = Math.floor(now / DAY_MS) * DAY_MS;
   const week = isoWeek(now);
   const monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const day = dayKey(now);
+  const month = `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}`;
   return {
-    day: { name: 'day', key: dayKey(now), start: dayStart, resetsAt: dayStart + DAY_MS },
-    week: { name: 'week', key: week.key, start: week.start, resetsAt: week.start + 7 * DAY_MS },
-    month: { name: 'month', key: `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}`, start: monthStart, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) },
+    day: { name: 'day', key: day, id: `day:${day}`, start: dayStart, resetsAt: dayStart + DAY_MS },
+    week: { name: 'week', key: week.key, id: `week:${week.key}`, start: week.start, resetsAt: week.start + 7 * DAY_MS },
+    month: { name: 'month', key: month, id: `month:${month}`, start: monthStart, resetsAt: Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) },
   };
 }
 

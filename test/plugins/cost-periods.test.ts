@@ -22,6 +22,11 @@ t.test('each period knows its key and when it resets, in UTC', async (t) => {
       ['month', '2025-12', '2025-12-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'],
     ],
   );
+  t.same(
+    Object.values(periods).map((p) => p.id),
+    ['day:2025-12-31', 'week:2026-W01', 'month:2025-12'],
+    'the id names the period among those of every name',
+  );
 });
 
 t.test('a range of days includes both ends', async (t) => {
