@@ -302,13 +302,14 @@ export const costGuard: PluginModule<typeof settings> = {
       if (!held && !hit && !reservedBefore) return;
       const { nano, used } = billed(ctx, held, hit);
       const at = Date.now();
-      const { message, ...ending } = requestEnding(ctx, failure);
+      const ending = requestEnding(ctx, failure);
       const latencyMs = performance.now() - ctx.startedAt;
       const { outcome } = ctx;
       const request = ledgerRow(ctx, at, outcome.target, {
         kind: 'request',
-        ...ending,
-        errorMessage: ending.errorCode === null ? null : scrubbedMessage(message, anonymizer),
+        status: ending.status,
+        errorCode: ending.errorCode,
+        errorMessage: ending.errorCode === null ? null : scrubbedMessage(ending.message, anonymizer),
         attempts: outcome.attempts,
         retries: outcome.retries,
         fallbacks: outcome.fallbacks,

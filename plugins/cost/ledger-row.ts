@@ -49,7 +49,12 @@ const MAX_TEXT = 200;
 const CONTROL = /[\u0000-\u001f\u007f]/g;
 /** Half of a surrogate pair (a cut emoji): PostgreSQL's client turns each into U+FFFD, so two different cut texts became one key. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const clip = (text: string) => (text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text).replace(CONTROL, '').replace(LONE_SURROGATE, '');
+/** Either of the two above, as one quick check: almost every text has neither, and is then only cut. */
+const SUSPECT = /[\u0000-\u001f\u007f\uD800-\uDFFF]/;
+const clip = (text: string) => {
+  const cut = text.length > MAX_TEXT ? text.slice(0, MAX_TEXT) : text;
+  return SUSPECT.test(cut) ? cut.replace(CONTROL, '').replace(LONE_SURROGATE, '') : cut;
+};
 /** A count or amount as the integer columns take it: a fraction or a NaN in a usage report must not make the row unwritable. */
 const whole = (value: number) => (Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0);
 
@@ -94,25 +99,40 @@ export function scrubbedMessage(message: string | undefined, anonymizer: Anonymi
   return clip(anonymizer.text(redactText(message.slice(0, 4 * MAX_TEXT))));
 }
 
-/** A row of this request on `target` (a cache hit has none: its model is the one asked for); what is not given is 0. */
-export function ledgerRow(ctx: RequestContext, at: number, target: Target | undefined, fields: Pick<LedgerRow, 'kind' | 'status' | 'errorCode' | 'costNano'> & Partial<LedgerRow>): LedgerRow {
+/** What a caller of ledgerRow gives: the rest comes from the request. */
+export type RowFields = Pick<LedgerRow, 'kind' | 'status' | 'errorCode' | 'costNano'> & Partial<Omit<LedgerRow, 'id' | 'at' | 'requestId' | 'tenant' | 'keyId' | 'provider' | 'model' | 'epoch'>>;
+
+/**
+ * A row of this request on `target` (a cache hit has none: its model is the one asked for); what is
+ * not given is 0. Every field is named (no spread of `fields`, which V8 copies generically).
+ */
+export function ledgerRow(ctx: RequestContext, at: number, target: Target | undefined, fields: RowFields): LedgerRow {
   return {
     id: randomUUID(),
     at,
     requestId: ctx.id,
+    kind: fields.kind,
     tenant: ctx.principal!.tenant,
     keyId: ctx.principal!.keyId,
     provider: target?.provider.name ?? 'cache',
     model: target?.model.id ?? ctx.chat!.body.model,
-    cacheHit: false,
-    promptTokens: 0,
-    completionTokens: 0,
-    cachedTokens: 0,
-    savedNano: 0,
-    latencyMs: 0,
-    ttftMs: null,
+    status: fields.status,
+    errorCode: fields.errorCode,
+    cacheHit: fields.cacheHit ?? false,
+    promptTokens: fields.promptTokens ?? 0,
+    completionTokens: fields.completionTokens ?? 0,
+    cachedTokens: fields.cachedTokens ?? 0,
+    costNano: fields.costNano,
+    savedNano: fields.savedNano ?? 0,
+    latencyMs: fields.latencyMs ?? 0,
+    ttftMs: fields.ttftMs ?? null,
     epoch: null,
-    ...fields,
+    attempts: fields.attempts ?? 0,
+    retries: fields.retries ?? 0,
+    fallbacks: fields.fallbacks ?? 0,
+    overheadMs: fields.overheadMs ?? 0,
+    errorMessage: fields.errorMessage ?? null,
+    openedCircuits: fields.openedCircuits,
   };
 }
 
