@@ -3,6 +3,7 @@
 // for a stream its first content — and throws UpstreamError if the provider fails before that.
 // Nothing has reached the client yet. Then the caller commits: sends the completion, or pipes the
 // stream, after which a failure can only end the stream with an error event.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import type { ChatChunk, ChatCompletion, Usage } from './chat-types.js';
 import type { RequestContext, Target } from './context.js';
@@ -88,8 +89,10 @@ export async function openAttempt(ctx: RequestContext, target: Target, forwarder
       }
       if (how.embeddings) return { kind: 'embeddings', embeddings: how.embeddings(json) };
       const completion = how.completion!(json);
-      // Bytes framed by the object's own braces only (no whitespace around it): what the cache checks an entry by.
-      const asSent = isReceivedAsIs(completion) && buffer[0] === 0x7b && buffer[buffer.length - 1] === 0x7d;
+      // Bytes framed by the object's own braces only (no whitespace around it: what the cache checks
+      // an entry by), and valid UTF-8: what the gateway parsed had any invalid sequence replaced
+      // (U+FFFD), and the client must read that same text.
+      const asSent = isReceivedAsIs(completion) && buffer[0] === 0x7b && buffer[buffer.length - 1] === 0x7d && isUtf8(buffer);
       return asSent ? { kind: 'completion', completion, bytes: buffer } : { kind: 'completion', completion };
     }
     if (!String(response.headers['content-type'] ?? '').includes('text/event-stream')) {

@@ -34,6 +34,13 @@ export interface OpenAICompatibleOptions {
   acceptsUnlistedModels?: boolean;
   /** The server has OpenAI's Responses endpoint (OpenAI itself): POST /v1/responses requests go there. */
   responsesApi?: boolean;
+  /**
+   * Its answers may reach clients as the bytes it sent when they need no change (receivedAsIs).
+   * OpenAI's own serializer writes each key once and numbers JavaScript reads as written; a server
+   * we do not know might send JSON a client reads differently from the gateway (a key twice: the
+   * gateway bills the last, a client may read the first), so its answers are serialized again.
+   */
+  answersAsSent?: boolean;
 }
 
 export function createOpenAICompatible(options: OpenAICompatibleOptions): Provider {
@@ -62,7 +69,7 @@ export function createOpenAICompatible(options: OpenAICompatibleOptions): Provid
     },
 
     chatResponse(body: unknown): ChatCompletion {
-      return compatibleCompletion(options.name, body);
+      return compatibleCompletion(options.name, body, options.answersAsSent ?? false);
     },
 
     streamTranslator(): StreamTranslator {

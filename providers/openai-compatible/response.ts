@@ -7,10 +7,10 @@ import { isObject } from '../shared/json-object.js';
 import { compatibleFinishReason } from './divergences.js';
 
 /**
- * Brought to OpenAI's shape in place. A body that needed nothing (OpenAI's own answers) is marked
- * receivedAsIs, so the gateway sends the provider's bytes as they came.
+ * Brought to OpenAI's shape in place. With `asSent` (OpenAI itself), a body that needed nothing is
+ * marked receivedAsIs, so the gateway sends the provider's bytes as they came.
  */
-export function compatibleCompletion(provider: string, body: unknown): ChatCompletion {
+export function compatibleCompletion(provider: string, body: unknown, asSent = false): ChatCompletion {
   const completion = body as ChatCompletion;
   if (!isObject(body) || !Array.isArray(completion.choices) || completion.choices.some((c) => !isObject(c) || !isObject(c.message))) {
     throw badResponse(provider, 'response has no choices[].message');
@@ -31,7 +31,7 @@ export function compatibleCompletion(provider: string, body: unknown): ChatCompl
     } else if (message.tool_calls === null) delete message.tool_calls; // Mistral-style "no calls"; OpenAI's schema has none
   }
   completion.object = 'chat.completion';
-  return changed ? completion : receivedAsIs(completion);
+  return changed || !asSent ? completion : receivedAsIs(completion);
 }
 
 /** A tool call as OpenAI sends it always has `type`; some compatible servers leave it out. */

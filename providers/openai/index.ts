@@ -28,6 +28,7 @@ export const openai: ProviderModule<typeof settings> = {
       },
       reasoningRules: true,
       responsesApi: true,
+      answersAsSent: true,
     });
   },
 };

@@ -70,6 +70,18 @@ t.test('a completion the adapter had to change, or with space around it, is writ
   t.equal(fixed.text, JSON.stringify(fixed.json), 'serialized by the gateway');
   t.equal(checkCompletion(fixed.json), null);
 
+  // Invalid UTF-8 inside a string: the gateway read U+FFFD there, and so must the client.
+  const raw = Buffer.from(asWritten());
+  const at = raw.indexOf('Paris');
+  const invalid = Buffer.concat([raw.subarray(0, at), Buffer.from([0xff]), raw.subarray(at)]);
+  upstream.next((_request, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': invalid.length });
+    res.end(invalid);
+  });
+  const replaced = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: false }) });
+  t.ok(replaced.json.choices[0].message.content.includes('\uFFFDParis'), 'U+FFFD where the byte was');
+  t.equal(replaced.text, JSON.stringify(replaced.json), 'serialized by the gateway: valid UTF-8');
+
   const spaced = `\n${asWritten()}\n`;
   upstream.next(json(200, spaced));
   const trimmed = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: false }) });

@@ -80,6 +80,8 @@ t.test('a response in OpenAI\'s shape is marked as received; one the adapter cha
   const completion = provider.chatResponse(untyped, context());
   t.equal(completion.choices[0]!.message.tool_calls![0]!.type, 'function');
   t.notOk(isReceivedAsIs(completion), 'a tool call without its type');
+  const other = custom.create({ CUSTOM_BASE_URL: 'http://localhost:11434/v1', CUSTOM_MODELS: [] });
+  t.notOk(isReceivedAsIs(other.chatResponse(fixtureJson('openai/chat.json'), context())), 'a server we do not know: always serialized again');
 });
 
 t.test('a 200 without choices is a bad response, retryable elsewhere', async (t) => {
