@@ -16,7 +16,10 @@ import { ResponseEventWriter } from './responses/events.js';
 export interface AnswerStream {
   start(status: number, headers: OutgoingHttpHeaders): void;
   send(chunk: ChatChunk): void;
-  /** Several chunks (the events of one upstream read) at once: in one write where the framing allows. */
+  /**
+   * Several chunks known at once (a replayed stream): in one write where the framing allows. Not for
+   * a live stream, whose events are each written as soon as they are parsed (core/attempt.ts).
+   */
   sendAll(chunks: readonly ChatChunk[]): void;
   /** The stream is complete (a Response's is written once it is stored). */
   done(trailers?: Record<string, string>): void | Promise<void>;

@@ -182,8 +182,9 @@ export class SseWriter {
   }
 
   /**
-   * Several events in one write: one chunk of the chunked encoding and one entry of the socket's
-   * writev instead of three each per event. Written now, like `send`: nothing waits for more.
+   * Several events known at once (a replayed stream) in one write: one chunk of the chunked
+   * encoding and one entry of the socket's writev instead of three each per event. A live stream
+   * sends each event on its own: written together, events the upstream sent apart arrive as one.
    */
   sendAll(payloads: readonly unknown[]): void {
     if (!this.open || payloads.length === 0) return;
