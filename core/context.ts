@@ -1,9 +1,9 @@
 // The request context: everything the pipeline learns about one request, in one object that every
 // plugin reads and adds to. Created by the server, discarded when the response has ended.
-import type { Cancellation } from './cancellation.js';
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { Cancellation } from './cancellation.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
 import type { CatalogModel } from './catalog.js';
 import type { GatewayError } from './errors.js';

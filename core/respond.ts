@@ -52,7 +52,7 @@ function writePayload(ctx: RequestContext, status: number, payload: string | Buf
   // One object for every header (baseHeaders' own, filled in place), not a spread of two into a third.
   const all = Object.assign(baseHeaders(ctx), headers);
   all['content-type'] = 'application/json';
-  all['content-length'] = typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length;
+  all['content-length'] = Buffer.byteLength(payload);
   res.writeHead(status, writableHeaders(all));
   res.end(payload);
 }

@@ -9,10 +9,10 @@
 // Shutdown is graceful: stop accepting, let in-flight requests and streams finish within a bound,
 // then close. Connections are bounded (core/connections.ts): their number, how long a request may
 // take to arrive, and a refused request's body is not read — its connection closes after the answer.
-import { Canceller } from './cancellation.js';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
+import { Canceller } from './cancellation.js';
 import { answerClientError, answerConnect, answerExpectation, closeAfterAnswer, ConnectionCap, declaresBody } from './connections.js';
 import { requestContext, type RequestContext } from './context.js';
 import { GatewayError, toGatewayError } from './errors.js';

@@ -7,8 +7,8 @@
 // first content, so only failures before it can fail over.
 // Reads MODELGATE_TIMEOUT, MODELGATE_RETRIES / RETRY_DELAY / RETRY_DELAY_MULTIPLIER /
 // EXPONENTIAL_BACKOFF, MODELGATE_FAILOVER_*, MODELGATE_CIRCUIT_BREAKER_* and MODELGATE_MAX_RETRY_AFTER.
-import type { Cancellation } from '../core/cancellation.js';
 import { isBrokenCircuitError } from 'cockatiel';
+import type { Cancellation } from '../core/cancellation.js';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError, isGatewayError } from '../core/errors.js';
 import { isUpstreamError, type UpstreamError } from '../core/upstream-error.js';
