@@ -258,9 +258,11 @@ t.test('streams and the Responses API enter like chat completions; embeddings ne
   t.teardown(() => gateway.close());
   t.equal((await admin(gateway, '', { ...EXPERIMENT, name: 'apis', match: {} })).status, 201);
   const client = gateway.client();
-  const users = Array.from({ length: 12 }, (_, i) => `api-user-${i}`);
   const arms = new Map<string, string>();
-  for (const user of users) {
+  // Arms are assigned by a hash of the experiment's random id and the user: 12 users all land in one
+  // arm once in 2048 runs, so more are asked until both arms have been seen (at most 64: 2^-63).
+  for (let i = 0; i < 64 && (i < 12 || new Set(arms.values()).size < 2); i++) {
+    const user = `api-user-${i}`;
     const chat = await client.chat.completions.create({ model: 'big', user, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
     arms.set(user, chat.response.headers.get('x-modelgate-experiment')!);
     const stream = await client.chat.completions.create({ model: 'big', user, stream: true, messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
