@@ -3,6 +3,8 @@
 // Its command timeout measures Redis, not a busy event loop: a loop blocked past the timeout while
 // Redis is healthy is no failure; a Redis that stops answering still fails in bounded time.
 import t from 'tap';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { connect, createServer, type Socket } from 'node:net';
 import { pino } from 'pino';
 import { createRedis, waitUntilReady, type RedisSettings } from '../../core/redis.js';
@@ -147,4 +149,35 @@ t.test('a command issued by a callback that then holds the loop just past REDIS_
     });
   }
   t.same(await Promise.all(replies), Array(20).fill('PONG'));
+});
+
+t.test('a command answered is let go at once: its timeout timer does not hold it for REDIS_COMMAND_TIMEOUT', async (t) => {
+  // The timer lives where ioredis keeps its own command timer, which ioredis clears when the reply
+  // arrives. Held by a live timer instead, every command of a request and its arguments would stay
+  // reachable for the whole timeout (docs/benchmarks.md); an ioredis upgrade that stopped clearing
+  // it would make this fail.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const { Command } = await import('ioredis');
+  const redis = createRedis({ ...settings(REDIS_PORT), REDIS_COMMAND_TIMEOUT: 60_000 }, logger);
+  t.teardown(() => redis.disconnect());
+  t.equal(await waitUntilReady(redis, 5000), true);
+  let collected = 0;
+  const registry = new FinalizationRegistry(() => collected++);
+  const timerOf = (command: object) => (command as { _commandTimeoutTimer?: NodeJS.Timeout })._commandTimeoutTimer;
+  await (async () => {
+    const commands = Array.from({ length: 5 }, () => new Command('ping', [], { replyEncoding: 'utf8' }));
+    for (const command of commands) registry.register(command, undefined);
+    const replies = commands.map((command) => redis.sendCommand(command));
+    // Written at the next check phase, when their timeouts start.
+    await new Promise((resolve) => setImmediate(resolve));
+    t.ok(commands.every((command) => timerOf(command)?.hasRef() === false), 'each waiting command has its (unref) timer');
+    t.same(await Promise.all(replies), Array(5).fill('PONG'));
+    t.same(commands.map(timerOf), Array(5).fill(undefined), 'each answered command has none');
+  })();
+  for (let i = 0; i < 10 && collected < 5; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  t.equal(collected, 5, 'all five are collected long before their 60-s timeout');
 });
