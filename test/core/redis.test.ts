@@ -151,6 +151,9 @@ t.test('a command issued by a callback that then holds the loop just past REDIS_
   t.same(await Promise.all(replies), Array(20).fill('PONG'));
 });
 
+/** The timeout timer core/redis-timeout.ts keeps on a command, in ioredis's own (private) field. */
+const timerOf = (command: object) => (command as { _commandTimeoutTimer?: NodeJS.Timeout })._commandTimeoutTimer;
+
 t.test('a command answered is let go at once: its timeout timer does not hold it for REDIS_COMMAND_TIMEOUT', async (t) => {
   // The timer lives where ioredis keeps its own command timer, which ioredis clears when the reply
   // arrives. Held by a live timer instead, every command of a request and its arguments would stay
@@ -164,7 +167,6 @@ t.test('a command answered is let go at once: its timeout timer does not hold it
   t.equal(await waitUntilReady(redis, 5000), true);
   let collected = 0;
   const registry = new FinalizationRegistry(() => collected++);
-  const timerOf = (command: object) => (command as { _commandTimeoutTimer?: NodeJS.Timeout })._commandTimeoutTimer;
   await (async () => {
     const commands = Array.from({ length: 5 }, () => new Command('ping', [], { replyEncoding: 'utf8' }));
     for (const command of commands) registry.register(command, undefined);
@@ -190,5 +192,5 @@ t.test('a command refused at once (no connection, no offline queue) gets no time
   t.equal(await waitUntilReady(redis, 5000), false);
   const command = new Command('ping', [], { replyEncoding: 'utf8' });
   await t.rejects(redis.sendCommand(command) as Promise<unknown>, /enableOfflineQueue/);
-  t.equal((command as unknown as { _commandTimeoutTimer?: NodeJS.Timeout })._commandTimeoutTimer, undefined);
+  t.equal(timerOf(command), undefined);
 });
