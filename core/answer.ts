@@ -15,7 +15,8 @@ import { ResponseEventWriter } from './responses/events.js';
 /** What a stream is written through: chat chunks in, the client's framing out. */
 export interface AnswerStream {
   start(status: number, headers: OutgoingHttpHeaders): void;
-  send(chunk: ChatChunk): void;
+  /** `text`: the chunk's JSON when already known (as the provider sent it, core/chunk-text.ts). */
+  send(chunk: ChatChunk, text?: string): void;
   /**
    * Several chunks known at once (a replayed stream): in one write where the framing allows. Not for
    * a live stream, whose events are each written as soon as they are parsed (core/attempt.ts).

@@ -17,6 +17,7 @@ import { badResponse, connectionLost, isUpstreamError, timedOut, truncatedStream
 import { baseHeaders, formatCost, outcomeHeaders } from './respond.js';
 import { costOf } from './catalog.js';
 import { isReceivedAsIs, type StreamTranslator, type TranslateContext } from './provider.js';
+import { chunkReceivedAs, receivedText, withoutNullUsage } from './chunk-text.js';
 
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const MAX_ERROR_BYTES = 1024 * 1024;
@@ -176,7 +177,7 @@ export class UpstreamStream {
     const flush = () => {
       for (const chunk of this.pending.splice(0)) {
         const sent = this.outgoing(chunk);
-        if (sent) writer.send(sent);
+        if (sent) writer.send(sent, receivedText(sent));
       }
     };
     flush();
@@ -266,8 +267,12 @@ export class UpstreamStream {
     if (!this.ctx.chat!.includeUsage) {
       if (chunk.choices.length === 0 && chunk.usage) return undefined;
       if (chunk.usage !== undefined) {
+        // The provider's text, if kept, loses the member too.
+        const text = chunk.usage === null ? receivedText(chunk) : undefined;
         chunk = { ...chunk };
         delete chunk.usage;
+        const cut = text === undefined ? undefined : withoutNullUsage(text);
+        if (cut !== undefined) chunkReceivedAs(chunk, cut);
       }
     }
     if (chunk.choices.some((choice) => choice.delta.content || choice.delta.tool_calls)) {

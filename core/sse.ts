@@ -175,10 +175,10 @@ export class SseWriter {
     this.res.writeHead(status, writableHeaders({ ...headers, ...SSE_HEADERS }));
   }
 
-  /** One event; `payload` is a JSON value or an already serialized JSON string. */
-  send(payload: unknown): void {
+  /** One event; `payload` is a JSON value or an already serialized JSON string, or `text` is its JSON. */
+  send(payload: unknown, text?: string): void {
     if (!this.open) return;
-    this.res.write(`data: ${typeof payload === 'string' ? payload : JSON.stringify(payload)}\n\n`);
+    this.res.write(`data: ${text ?? (typeof payload === 'string' ? payload : JSON.stringify(payload))}\n\n`);
   }
 
   /**

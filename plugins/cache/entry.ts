@@ -10,6 +10,7 @@
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import type { ChatChunk, ChatCompletion, Usage } from '../../core/chat-types.js';
 import type { EmbeddingsResponse } from '../../core/embeddings-types.js';
+import { receivedText } from '../../core/chunk-text.js';
 
 export interface CachedAnswer {
   /** The provider and catalog model that produced it, for the response headers and metrics. */
@@ -52,7 +53,7 @@ export const COMPRESS_FROM_BYTES = 2048;
  */
 export function encode(answer: CachedAnswer, compress: boolean, completionJson?: string | Buffer): Buffer {
   const split = answer.completion !== undefined && completionJson !== undefined;
-  const head = split ? headJson(answer) : JSON.stringify(answer);
+  const head = split ? headJson(answer) : answer.chunks ? chunksJson(answer, answer.chunks) : JSON.stringify(answer);
   const headBytes = Buffer.byteLength(head);
   const length = split ? HEAD_LENGTH_BYTES + headBytes + Buffer.byteLength(completionJson) : headBytes;
   const small = !compress || length < COMPRESS_FROM_BYTES;
@@ -86,6 +87,21 @@ function headJson(answer: CachedAnswer): string {
   // Named, not a rest copy without `completion` (which V8 runs as a slow generic copy): a completion
   // entry holds no chunks or embeddings, so these are all its other fields.
   return JSON.stringify({ provider: answer.provider, model: answer.model, usage: answer.usage, costUsd: answer.costUsd });
+}
+
+/**
+ * A streamed answer's JSON: the chunks' texts as the provider sent them (core/chunk-text.ts), when
+ * every chunk has one, spliced in rather than serialized again (the same JSON, read the same way).
+ */
+function chunksJson(answer: CachedAnswer, chunks: readonly ChatChunk[]): string {
+  const texts: string[] = [];
+  for (const chunk of chunks) {
+    const text = receivedText(chunk);
+    if (text === undefined) return JSON.stringify(answer);
+    texts.push(text);
+  }
+  const head = JSON.stringify({ provider: answer.provider, model: answer.model, usage: answer.usage, costUsd: answer.costUsd });
+  return `${head.slice(0, -1)},"chunks":[${texts.join(',')}]}`;
 }
 
 /** Undefined for bytes that are not an entry (a foreign or corrupted value): treated as a miss. */

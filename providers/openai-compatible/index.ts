@@ -35,7 +35,8 @@ export interface OpenAICompatibleOptions {
   /** The server has OpenAI's Responses endpoint (OpenAI itself): POST /v1/responses requests go there. */
   responsesApi?: boolean;
   /**
-   * Its answers may reach clients as the bytes it sent when they need no change (receivedAsIs).
+   * Its answers may reach clients as the bytes it sent when they need no change (receivedAsIs), and
+   * its stream chunks as their events' text (core/chunk-text.ts).
    * OpenAI's own serializer writes each key once and numbers JavaScript reads as written; a server
    * we do not know might send JSON a client reads differently from the gateway (a key twice: the
    * gateway bills the last, a client may read the first), so its answers are serialized again.
@@ -73,7 +74,7 @@ export function createOpenAICompatible(options: OpenAICompatibleOptions): Provid
     },
 
     streamTranslator(): StreamTranslator {
-      return new OpenAICompatibleStream(options.name);
+      return new OpenAICompatibleStream(options.name, options.answersAsSent ?? false);
     },
 
     ...(options.responsesApi

@@ -130,6 +130,34 @@ t.test('a stream arrives chunk by chunk, every chunk schema-valid, usage only wh
   t.equal(last.usage?.total_tokens, 32);
 });
 
+t.test("OpenAI's chunks reach the client as OpenAI wrote them, without usage:null when usage was not asked for", async (t) => {
+  // What JSON.stringify would write differently: spacing, a number's form, an escaped character.
+  const texts = fixture('openai/stream.sse').split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => event.slice('data: '.length));
+  const written = texts.map((text, i) => (i === 1 ? text.replace('{"id"', '{"weight": 1.50, "note":"caf\\u00e9","id"') : text));
+  const transcript = `${written.map((text) => `data: ${text}\n\n`).join('')}data: [DONE]\n\n`;
+  const body = JSON.stringify({ ...request, stream: true });
+
+  upstream.next(sse(transcript));
+  const plain = await call(gateway.url, '/chat/completions', { body });
+  const received = plain.text.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => event.slice('data: '.length));
+  const expected = written.filter((text) => !text.includes('"choices":[]')).map((text) => text.replace(',"usage":null', ''));
+  t.ok(written[1]!.includes(',"usage":null') && expected[1]!.includes('"weight": 1.50, "note":"caf\\u00e9"'), 'the fixture has usage:null and the odd spellings');
+  t.strictSame(received, expected, "each event: the provider's text, usage:null cut out, the usage chunk not sent");
+  t.ok(plain.text.endsWith('data: [DONE]\n\n'));
+
+  upstream.next(sse(transcript));
+  const asked = await call(gateway.url, '/chat/completions', { body: JSON.stringify({ ...request, stream: true, stream_options: { include_usage: true } }) });
+  const all = asked.text.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => event.slice('data: '.length));
+  t.strictSame(all, written, 'with include_usage: every event exactly as sent, the usage chunk last');
+
+  // A chunk the adapter changes is written as the gateway reads it.
+  upstream.next(sse(transcript.replace('"finish_reason":"stop"', '"finish_reason":"model_length"')));
+  const changed = await call(gateway.url, '/chat/completions', { body });
+  const finish = changed.text.split('\n\n').find((event) => event.includes('"finish_reason":"length"'));
+  t.ok(finish, 'the finish reason brought back to the enum');
+  t.equal(finish, `data: ${JSON.stringify(JSON.parse(finish!.slice('data: '.length)))}`, 'serialized by the gateway');
+});
+
 t.test('each chunk reaches the client before the provider sends the next: none is held back', async (t) => {
   // The provider sends a content chunk only once the client holds the one before: a gateway that
   // buffered a chunk (waiting for more bytes, for the next event, for a timer) would never see the

@@ -2,7 +2,9 @@
 import t from 'tap';
 import { entryCost, memoryBackend } from '../../plugins/cache/memory.js';
 import { BLOCK_BYTES, BlockStore } from '../../plugins/cache/blocks.js';
-import { brotliCompressSync } from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import { chunkReceivedAs } from '../../core/chunk-text.js';
+import type { ChatChunk } from '../../core/chat-types.js';
 import { decode, encode, storedCompletion, type CachedAnswer } from '../../plugins/cache/entry.js';
 
 t.test('an entry is kept as a copy: later writes to the bytes it was given do not reach it', async (t) => {
@@ -72,6 +74,21 @@ t.test('the completion as sent to the client is stored as is, apart, and read ba
     t.same(storedCompletion(read), JSON.parse(sentHere), `${name}: and parsed when asked for`);
   }
   t.same(decode(encode({ ...answer, completion: undefined, embeddings: { object: 'list', data: [], model: 'e', usage: { prompt_tokens: 1, total_tokens: 1 } } }, false, sent))?.completion, undefined, 'an answer without a completion ignores it');
+});
+
+t.test("a streamed answer's chunks are stored as the provider sent them, when every chunk kept its text", async (t) => {
+  const texts = ['{"id":"c", "object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"Hi"},"finish_reason":null}],"weight":1.50}', '{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}'];
+  const chunks = texts.map((text) => chunkReceivedAs(JSON.parse(text) as ChatChunk, text));
+  const answer: CachedAnswer = { provider: 'openai', model: 'gpt-4o-mini', usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 }, chunks };
+  for (const compress of [false, true]) {
+    const stored = encode({ ...answer, chunks: [...chunks, ...Array.from({ length: compress ? 40 : 0 }, () => chunks[0]!)] }, compress);
+    const json = (compress ? brotliDecompressSync(stored.subarray(1)) : stored.subarray(1)).toString('utf8');
+    t.ok(json.includes(texts[0]!), `compress ${compress}: the provider's text, spacing and 1.50 included`);
+    t.strictSame(decode(stored), JSON.parse(JSON.stringify({ ...answer, chunks: JSON.parse(`[${[...texts, ...Array.from({ length: compress ? 40 : 0 }, () => texts[0])].join(',')}]`) })), `compress ${compress}: read back as the same answer`);
+  }
+  const changed = [chunks[0]!, { ...chunks[1]!, model: 'other' }];
+  const mixed = encode({ ...answer, chunks: changed }, false).subarray(1).toString('utf8');
+  t.equal(mixed, JSON.stringify({ ...answer, chunks: changed }), 'a chunk without its text: the whole answer serialized');
 });
 
 t.test('entries of the earlier format (the answer as one JSON) are still read; damaged split entries read as misses', async (t) => {

@@ -6,6 +6,7 @@ import { custom } from '../../providers/custom/index.js';
 import { loadCatalog } from '../../core/catalog.js';
 import { SseParser } from '../../core/sse.js';
 import { isReceivedAsIs } from '../../core/provider.js';
+import { receivedText } from '../../core/chunk-text.js';
 import { isUpstreamError, type UpstreamError } from '../../core/upstream-error.js';
 import type { ChatChunk, ChatRequest } from '../../core/chat-types.js';
 import { fixture, fixtureJson } from '../helpers/fake-provider.js';
@@ -107,9 +108,38 @@ t.test("OpenAI's own answers and chunks pass through unchanged", async (t) => {
   for (const name of ['stream.sse', 'stream-tool-calls.sse']) {
     const transcript = fixture(`openai/${name}`);
     const sent = transcript.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => JSON.parse(event.slice('data: '.length)));
-    t.strictSame(streamOf(transcript).chunks, sent, name);
+    // As JSON: a chunk also carries its event's text, under a symbol (the next test).
+    t.strictSame(JSON.parse(JSON.stringify(streamOf(transcript).chunks)), sent, name);
   }
   for (const name of ['chat.json', 'chat-tool-calls.json']) t.strictSame(provider.chatResponse(fixtureJson(`openai/${name}`), context()), fixtureJson(`openai/${name}`), name);
+});
+
+t.test("OpenAI's chunks keep their event's text when the adapter changed nothing; changed ones, and other servers', do not", async (t) => {
+  const transcript = fixture('openai/stream.sse');
+  const texts = transcript.split('\n\n').filter((event) => event.startsWith('data: {')).map((event) => event.slice('data: '.length));
+  t.strictSame(streamOf(transcript).chunks.map(receivedText), texts, 'each chunk: its data exactly as sent');
+  const tools = streamOf(fixture('openai/stream-tool-calls.sse')).chunks;
+  t.ok(tools.some((chunk) => chunk.choices.some((choice) => choice.delta.tool_calls)), 'the transcript has tool-call fragments');
+  for (const chunk of tools) {
+    const indexed = chunk.choices.some((choice) => choice.delta.tool_calls);
+    t.equal(receivedText(chunk) === undefined, indexed, indexed ? 'a tool-call fragment, indexed anew: serialized' : 'a chunk without tool calls: as sent');
+  }
+  const chunk = (fields: string) => `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"x"},${fields}}]}\n\n`;
+  const cases: Array<[string, string]> = [
+    ['a finish reason outside the enum', chunk('"finish_reason":"model_length"')],
+    ['another object type', chunk('"finish_reason":null').replace('"chat.completion.chunk"', '"chunk"')],
+    ['usage on a chunk with choices (moved to a chunk of its own)', chunk('"finish_reason":"stop"').replace(/]}\n/, '],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}\n')],
+    ['data over two lines', chunk('"finish_reason":null').replace('"choices"', '\ndata: "choices"')],
+  ];
+  for (const [what, event] of cases) {
+    const [first] = streamOf(event).chunks;
+    t.ok(first, `${what}: translated`);
+    t.equal(receivedText(first!), undefined, what);
+  }
+  t.ok(receivedText(streamOf(chunk('"finish_reason":null')).chunks[0]!), 'the same chunk unchanged keeps its text');
+  const other = custom.create({ CUSTOM_BASE_URL: 'http://localhost:11434/v1', CUSTOM_MODELS: [] });
+  const served = streamOf(transcript, other.streamTranslator(context('gpt-4o-mini', true))).chunks;
+  t.ok(served.length > 0 && served.every((c) => receivedText(c) === undefined), 'a server we do not know: always serialized again');
 });
 
 t.test('a stream that stops without finishing is not finished', async (t) => {
