@@ -267,10 +267,11 @@ export class UpstreamStream {
     if (!this.ctx.chat!.includeUsage) {
       if (chunk.choices.length === 0 && chunk.usage) return undefined;
       if (chunk.usage !== undefined) {
-        // The provider's text, if kept, loses the member too.
+        // The provider's text, if kept, loses the member too. (`usage: undefined`, which JSON leaves
+        // out, rather than a delete: the copy's symbols follow `usage`, and deleting a property
+        // that is not the last turns the object into a slow dictionary.)
         const text = chunk.usage === null ? receivedText(chunk) : undefined;
-        chunk = { ...chunk };
-        delete chunk.usage;
+        chunk = { ...chunk, usage: undefined };
         const cut = text === undefined ? undefined : withoutNullUsage(text);
         if (cut !== undefined) chunkReceivedAs(chunk, cut);
       }
