@@ -251,6 +251,7 @@ export class UpstreamStream {
     }
   }
 
+  /** Takes a translated chunk as it is: never changed in place (it may carry its provider's text, core/chunk-text.ts). */
   private take(chunk: ChatChunk): void {
     for (const choice of chunk.choices) {
       const delta = choice.delta;

@@ -19,11 +19,13 @@ type WithText = ChatChunk & { [TEXT]?: string; [OWNER]?: ChatChunk };
 
 /**
  * Registers `text` as `chunk`'s JSON; returns the chunk. Only a text that is one JSON object on one
- * line is kept: data spread over several `data:` lines joins with line feeds, which would break the
- * client's SSE framing if written back as one line.
+ * line is kept: data spread over several `data:` lines joins with line feeds, and a line feed or a
+ * carriage return (JSON whitespace) would break the client's SSE framing if written back. The chunk
+ * must not be changed in place afterwards: its text would no longer be its JSON (a change is made
+ * on a copy, which has no text).
  */
 export function chunkReceivedAs(chunk: ChatChunk, text: string): ChatChunk {
-  if (text.charCodeAt(0) === 0x7b && text.charCodeAt(text.length - 1) === 0x7d && text.indexOf('\n') === -1) {
+  if (text.charCodeAt(0) === 0x7b && text.charCodeAt(text.length - 1) === 0x7d && text.indexOf('\n') === -1 && text.indexOf('\r') === -1) {
     (chunk as WithText)[TEXT] = text;
     (chunk as WithText)[OWNER] = chunk;
   }
@@ -41,10 +43,13 @@ const NULL_USAGE = '"usage":null';
  * `text` (a chunk's JSON whose top-level `usage` is null) without that member, or undefined when
  * it cannot be cut out with certainty. The gateway asks OpenAI for usage on every stream, so each
  * chunk carries `"usage":null`, which a client that did not ask for usage must not see. The cut is
- * safe when the text holds `"usage"` exactly once: inside a JSON string every quote is escaped, so
- * that one occurrence is a key, and it is the top-level one the parsed chunk had. Anything else
- * (whitespace around the colon, a nested `usage`, a key written twice) reads as undefined, and the
- * chunk is serialized instead.
+ * made when the text holds `"usage"` exactly once, right after `{` or `,`. Those seven characters are
+ * either a key or the end of a string that ends in `"usage` (written `\"usage"`: a backslash
+ * before, never `{` or `,`), so the occurrence is a key, and being the only one, the top-level key
+ * the parsed chunk had — provided keys are written literally (not `"\u0075sage"`), as OpenAI's
+ * serializer writes them (the trust answersAsSent places in the provider). Anything else (space
+ * around the colon, a nested `usage` too, a key written twice) reads as undefined, and the chunk is
+ * serialized instead.
  */
 export function withoutNullUsage(text: string): string | undefined {
   const at = text.indexOf('"usage"');

@@ -27,7 +27,11 @@ export interface TranslateContext {
 }
 
 export interface StreamTranslator {
-  /** One upstream event → the OpenAI chunks it means. Throws UpstreamError for an error event. */
+  /**
+   * One upstream event → the OpenAI chunks it means. Throws UpstreamError for an error event. A
+   * chunk returned exactly as parsed may carry the event's text (core/chunk-text.ts); core never
+   * changes a returned chunk in place.
+   */
   event(event: SseEvent): ChatChunk[];
   /** The upstream closed the stream; any chunks still owed (e.g. the usage chunk). */
   end(): ChatChunk[];

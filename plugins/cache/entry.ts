@@ -94,6 +94,8 @@ function headJson(answer: CachedAnswer): string {
  * every chunk has one, spliced in rather than serialized again (the same JSON, read the same way).
  */
 function chunksJson(answer: CachedAnswer, chunks: readonly ChatChunk[]): string {
+  // The head below names every field a streamed answer has (cache.ts storable): anything more is serialized whole.
+  if (answer.completion !== undefined || answer.embeddings !== undefined) return JSON.stringify(answer);
   const texts: string[] = [];
   for (const chunk of chunks) {
     const text = receivedText(chunk);

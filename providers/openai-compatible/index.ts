@@ -36,7 +36,8 @@ export interface OpenAICompatibleOptions {
   responsesApi?: boolean;
   /**
    * Its answers may reach clients as the bytes it sent when they need no change (receivedAsIs), and
-   * its stream chunks as their events' text (core/chunk-text.ts).
+   * its stream chunks as their events' text (core/chunk-text.ts). The trust is in whatever answers
+   * at the provider's base URL (OPENAI_BASE_URL: an egress proxy there is trusted the same way).
    * OpenAI's own serializer writes each key once and numbers JavaScript reads as written; a server
    * we do not know might send JSON a client reads differently from the gateway (a key twice: the
    * gateway bills the last, a client may read the first), so its answers are serialized again.

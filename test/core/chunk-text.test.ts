@@ -11,6 +11,7 @@ t.test('a text is kept when it is one JSON object on one line', async (t) => {
   t.equal(receivedText(chunkReceivedAs(chunkOf(text), text)), text);
   for (const [what, other] of [
     ['over two lines', '{"id":"c",\n"choices":[]}'],
+    ['a carriage return (JSON whitespace, an SSE line end)', '{"id":"c",\r"choices":[]}'],
     ['space before the object', ' {"id":"c","choices":[]}'],
     ['space after it', '{"id":"c","choices":[]} '],
   ]) {
@@ -53,6 +54,7 @@ t.test('anything it cannot cut with certainty is left to be serialized', async (
     '{"x":{"usage":null},"usage":null}', // nested and top level: which is which?
     '{"usage":null,"usage":null}', // a key twice
     '{"a \\"usage":null,"usage":null}', // a key that ends in "usage
+    '{"a \\"usage":null}', // only a key that ends in "usage: not the usage key
     '{"usage":nullx}', // not JSON
   ]) {
     t.equal(withoutNullUsage(text), undefined, text);

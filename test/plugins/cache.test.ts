@@ -213,6 +213,26 @@ t.test('a streamed answer is stored once complete and replayed as a valid stream
   t.strictSame(withUsage.chunks, live.chunks, 'with include_usage, the same chunks a live stream sends');
 });
 
+t.test("OpenAI's chunks stored as OpenAI wrote them replay as the same chunks, with usage or without", async (t) => {
+  // Spellings JSON.stringify would write differently: the entry holds the texts as sent.
+  const transcript = fixture('openai/stream.sse').replaceAll('"id":"chatcmpl-123"', '"weight": 1.50, "note":"caf\\u00e9","id":"chatcmpl-123"');
+  upstream.next(sse(transcript));
+  const first = await streamed(ask('Stream me as written'));
+  t.equal(first.cache, 'MISS');
+  t.equal((first.chunks[1] as unknown as { note: string }).note, 'café');
+  const replay = await streamed(ask('Stream me as written'));
+  t.equal(replay.cache, 'HIT');
+  t.strictSame(replay.chunks, first.chunks, 'the same chunks, usage left out');
+  const withUsage = await streamed(ask('Stream me as written', { stream_options: { include_usage: true } } as Partial<Body>));
+  t.equal(withUsage.cache, 'HIT');
+  t.equal(withUsage.chunks.at(-1)!.usage?.total_tokens, 32);
+  t.strictSame(withUsage.chunks.slice(0, -1).map(({ usage: _u, ...rest }) => rest), first.chunks, 'the same chunks, then the usage');
+  const completion = await complete(ask('Stream me as written'));
+  t.equal(completion.cache, 'HIT');
+  t.equal(completion.data.choices[0]!.message.content, 'The capital of France is Paris.');
+  t.equal(upstream.requests.length, 1, 'one call to the provider');
+});
+
 t.test('a streamed answer serves a non-stream request as a completion', async (t) => {
   await streamed(ask('Stream then complete'));
   const hit = await complete(ask('Stream then complete'));
