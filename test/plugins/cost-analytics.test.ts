@@ -13,6 +13,7 @@ import { FakeProvider, json, type Responder } from '../helpers/fake-provider.js'
 import { ENGINES, engineEnv } from '../helpers/database.js';
 import { checkError } from '../helpers/schema.js';
 import { keyStore } from '../helpers/keys.js';
+import { LATENCY_BOUNDS } from '../../plugins/cost/rollups.js';
 
 const ALPHA = 'uc_alpha_key_0123456789abcdefgh';
 const BETA = 'uc_beta_key_0123456789abcdefghi';
@@ -75,9 +76,17 @@ for (const engine of ENGINES) {
     const send = async (key: string, body: string) => (await call(gateway.url, '/chat/completions', { key, body })).status;
 
     // alpha: duo twice on openai (one streamed), the first again from the cache, solo refused by custom.
-    t.equal(await send(ALPHA, ask('duo', 'one')), 200);
-    t.equal(await send(ALPHA, ask('duo', 'two', { stream: true, stream_options: { include_usage: true } })), 200);
-    t.equal(await send(ALPHA, ask('duo', 'one')), 200, 'a cache hit');
+    // Each is timed as the client saw it: the gateway's latency is within that.
+    const duoMs: number[] = [];
+    const timed = async (key: string, body: string) => {
+      const started = performance.now();
+      const status = await send(key, body);
+      duoMs.push(performance.now() - started);
+      return status;
+    };
+    t.equal(await timed(ALPHA, ask('duo', 'one')), 200);
+    t.equal(await timed(ALPHA, ask('duo', 'two', { stream: true, stream_options: { include_usage: true } })), 200);
+    t.equal(await timed(ALPHA, ask('duo', 'one')), 200, 'a cache hit');
     custom.next(refused);
     t.equal(await send(ALPHA, ask('solo', 'three')), 400, 'refused by the provider');
     // beta: solo on custom; duo fails twice on openai (a retry; the second failure opens its circuit), then custom answers.
@@ -211,7 +220,14 @@ for (const engine of ENGINES) {
       t.equal(openaiDuo.requests, 3);
       t.equal(openaiDuo.ttft_ms.count, 1, 'the streamed request');
       t.ok(openaiDuo.ttft_ms.mean >= 0);
-      for (const p of ['p50', 'p95', 'p99']) t.ok(openaiDuo.latency_ms[p] > 0 && openaiDuo.latency_ms[p] <= 100, `latency ${p} within the first bucket`);
+      if (Math.max(...duoMs) < 100) {
+        // All three in the first range (0, 100 ms], interpolated as Prometheus does: rank p × 3 of 3.
+        t.strictSame([openaiDuo.latency_ms.p50, openaiDuo.latency_ms.p95, openaiDuo.latency_ms.p99], [50, 95, 99], 'interpolated within the first range');
+      } else {
+        // A slow host: some request took longer than the first range; each percentile is still within the range of the slowest.
+        const bound = LATENCY_BOUNDS.find((upper) => upper >= Math.max(...duoMs)) ?? Infinity;
+        for (const p of ['p50', 'p95', 'p99']) t.ok(openaiDuo.latency_ms[p] > 0 && openaiDuo.latency_ms[p] <= bound, `latency ${p} within ${bound} ms`);
+      }
       t.ok(openaiDuo.latency_ms.p50 <= openaiDuo.latency_ms.p95 && openaiDuo.latency_ms.p95 <= openaiDuo.latency_ms.p99);
       t.ok(openaiDuo.overhead_ms.p95 !== null);
       t.ok(openaiDuo.tokens_per_second > 0);
