@@ -82,10 +82,10 @@ export function encode(answer: CachedAnswer, compress: boolean, completionJson?:
   return entry;
 }
 
-/** The answer without its completion, which is stored after it. */
+/** The answer's own fields: a completion is stored after them, chunks are spliced in (chunksJson). */
 function headJson(answer: CachedAnswer): string {
-  // Named, not a rest copy without `completion` (which V8 runs as a slow generic copy): a completion
-  // entry holds no chunks or embeddings, so these are all its other fields.
+  // Named, not a rest copy without `completion` (which V8 runs as a slow generic copy): besides its
+  // completion or its chunks, these are all of an answer's fields.
   return JSON.stringify({ provider: answer.provider, model: answer.model, usage: answer.usage, costUsd: answer.costUsd });
 }
 
@@ -102,8 +102,7 @@ function chunksJson(answer: CachedAnswer, chunks: readonly ChatChunk[]): string 
     if (text === undefined) return JSON.stringify(answer);
     texts.push(text);
   }
-  const head = JSON.stringify({ provider: answer.provider, model: answer.model, usage: answer.usage, costUsd: answer.costUsd });
-  return `${head.slice(0, -1)},"chunks":[${texts.join(',')}]}`;
+  return `${headJson(answer).slice(0, -1)},"chunks":[${texts.join(',')}]}`;
 }
 
 /** Undefined for bytes that are not an entry (a foreign or corrupted value): treated as a miss. */
