@@ -125,7 +125,7 @@ async function main() {
   if (hitsWhileMeasuring > 0) process.exitCode = 1;
   if (ttft) printTtft(ttft, TTFT_REQUESTS);
 
-  const measured: Measured = { stats, loadBefore, cacheHitCpu: hits.cpu, rss: Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rss)), ttft };
+  const measured: Measured = { stats, loadBefore, cacheHitCpu: hits.cpu, rss: Math.max(...rows.filter((r) => r.target.startsWith('gateway')).map((r) => r.rss)), passthroughRss: Math.max(...rows.filter((r) => r.target === 'passthrough').map((r) => r.rss)), ttft };
   printTargets(measured);
   compareWithBaseline(measured);
   if (process.env.BENCH_RECORD === '1') {
