@@ -12,6 +12,9 @@ import { StoreError } from './store/database.js';
 import { MigrationError } from './store/migrate.js';
 import { planStart } from './primary.js';
 import { supervise } from './workers.js';
+import { tuneHeap } from './heap-tuning.js';
+
+tuneHeap();
 
 /** A wrong setting, a database that cannot be reached, a migration that failed: one line, exit 1. */
 function stopOnStartError(error: unknown): never {

@@ -1,0 +1,36 @@
+// The gateway's heap setting (core/heap-tuning.ts), observed in a child process: V8 reports its
+// pretenuring decisions (--trace-pretenuring-statistics). A workload whose literal objects all
+// survive young-generation collections gets its allocation site tenured by default; after
+// tuneHeap() no site is.
+import t from 'tap';
+import { spawnSync } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+
+const tuning = pathToFileURL(join(import.meta.dirname, '../../core/heap-tuning.ts')).href;
+
+// Object literals from one site, every one kept: each scavenge finds them all alive.
+const workload = `
+  const kept = [];
+  for (let i = 0; i < 3_000_000; i++) kept.push({ id: i, name: 'request', done: false });
+  console.log('kept', kept.length);
+`;
+
+function tenuredSites(tune: boolean): { tenured: number; output: string } {
+  const script = tune ? `import(${JSON.stringify(tuning)}).then((m) => { m.tuneHeap(); ${workload} });` : workload;
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--trace-pretenuring-statistics', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const output = run.stdout + run.stderr;
+  return { tenured: output.split('\n').filter((line) => /=> tenure\b/.test(line)).length, output };
+}
+
+t.test('by default V8 tenures a literal whose objects survive (the control)', async (t) => {
+  const { tenured, output } = tenuredSites(false);
+  t.match(output, /kept 3000000/);
+  t.ok(tenured > 0, `tenure decisions: ${tenured}`);
+});
+
+t.test('tuneHeap() turns allocation-site pretenuring off: no site is tenured', async (t) => {
+  const { tenured, output } = tenuredSites(true);
+  t.match(output, /kept 3000000/);
+  t.equal(tenured, 0);
+});
