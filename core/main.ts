@@ -3,6 +3,8 @@
 // and shut down gracefully on SIGTERM/SIGINT (exit 0 once in-flight requests finished). With
 // MODELGATE_WORKERS above one, this process does the first two once and supervises the workers
 // (workers.ts), each of which runs this file again and serves.
+// First: the heap settings apply before any other module runs (heap-tuning.ts).
+import './heap-tuning.js';
 import cluster from 'node:cluster';
 import { fileURLToPath } from 'node:url';
 import { createApp, type AppOptions } from './app.js';
@@ -12,9 +14,6 @@ import { StoreError } from './store/database.js';
 import { MigrationError } from './store/migrate.js';
 import { planStart } from './primary.js';
 import { supervise } from './workers.js';
-import { tuneHeap } from './heap-tuning.js';
-
-tuneHeap();
 
 /** A wrong setting, a database that cannot be reached, a migration that failed: one line, exit 1. */
 function stopOnStartError(error: unknown): never {

@@ -4,6 +4,8 @@
 // DEMO_SPEED (default 1; 0 = no simulated latency) tune the simulation. Its data goes to a temporary
 // directory removed when it stops, unless MODELGATE_DATA_DIR or MODELGATE_DATABASE_URL say otherwise
 // (demo/data-dir.ts); the banner says which.
+// First: the gateway's heap settings (core/heap-tuning.ts).
+import '../core/heap-tuning.js';
 import { randomBytes } from 'node:crypto';
 import { createApp, type App } from '../core/app.js';
 import { ConfigError } from '../core/config.js';

@@ -1,9 +1,10 @@
 // The gateway's heap setting (core/heap-tuning.ts), observed in a child process: V8 reports its
 // pretenuring decisions (--trace-pretenuring-statistics). A workload whose literal objects all
-// survive young-generation collections gets its allocation site tenured by default; after
-// tuneHeap() no site is.
+// survive young-generation collections gets its allocation site tenured by default; once the
+// module is imported no site is. And the entry points import it before anything else.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 
@@ -17,7 +18,7 @@ const workload = `
 `;
 
 function tenuredSites(tune: boolean): { tenured: number; output: string } {
-  const script = tune ? `import(${JSON.stringify(tuning)}).then((m) => { m.tuneHeap(); ${workload} });` : workload;
+  const script = tune ? `import(${JSON.stringify(tuning)}).then(() => { ${workload} });` : workload;
   const run = spawnSync(process.execPath, ['--import', 'tsx', '--trace-pretenuring-statistics', '--input-type=module', '-e', script], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   const output = run.stdout + run.stderr;
   return { tenured: output.split('\n').filter((line) => /=> tenure\b/.test(line)).length, output };
@@ -29,8 +30,20 @@ t.test('by default V8 tenures a literal whose objects survive (the control)', as
   t.ok(tenured > 0, `tenure decisions: ${tenured}`);
 });
 
-t.test('tuneHeap() turns allocation-site pretenuring off: no site is tenured', async (t) => {
+t.test('importing core/heap-tuning turns allocation-site pretenuring off: no site is tenured', async (t) => {
   const { tenured, output } = tenuredSites(true);
   t.match(output, /kept 3000000/);
   t.equal(tenured, 0);
+});
+
+t.test('the gateway and the demo import it first, before any module with startup code of its own', async (t) => {
+  for (const [file, specifier] of [
+    ['../../core/main.ts', './heap-tuning.js'],
+    ['../../demo/main.ts', '../core/heap-tuning.js'],
+  ] as const) {
+    const firstImport = readFileSync(join(import.meta.dirname, file), 'utf8')
+      .split('\n')
+      .find((line) => line.startsWith('import '));
+    t.equal(firstImport, `import '${specifier}';`, file);
+  }
 });

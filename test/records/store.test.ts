@@ -166,7 +166,7 @@ for (const engine of ENGINES) {
   });
 }
 
-t.test('a 20 MB body is cut before it is anonymized: building its row never holds the event loop long (review)', async (t) => {
+t.test('a 20 MB body is cut before it is anonymized: only the kept 1 MB is treated, so building its row never holds the event loop long (review)', async (t) => {
   const { toRow } = await import('../../core/records/capture.js');
   const { Anonymizer } = await import('../../core/anonymize.js');
   const anonymizer = new Anonymizer({ enabled: true, fields: [], key: Buffer.alloc(32, 9) });
