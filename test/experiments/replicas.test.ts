@@ -63,9 +63,16 @@ t.test('replicas agree on every assignment and end an experiment once', async (t
   t.ok(await waitFor(() => receiver.accepted.length >= 1));
   await new Promise((resolve) => setTimeout(resolve, 1500));
   t.equal(receiver.accepted.length, 1, 'experiment.finished once');
-  const results = (await call(b.url, `/admin/experiments/${created.json.id}`)).json.results;
-  const requests = results.arms.reduce((sum: number, arm: { requests: number }) => sum + arm.requests, 0);
+  // Each replica writes its exposures in batches: waited for, not assumed written after the pause
+  // above (a busy host once read 51 of them there).
+  let results: { arms: Array<{ requests: number; units: number }> } = { arms: [] };
+  const counted = () => results.arms.reduce((sum, arm) => sum + arm.requests, 0);
+  await waitFor(async () => {
+    results = (await call(b.url, `/admin/experiments/${created.json.id}`)).json.results;
+    return counted() >= 60;
+  }, 10_000);
+  const requests = counted();
   t.ok(requests >= 60, `both replicas' exposures are counted (${requests})`);
-  const units = results.arms.reduce((sum: number, arm: { units: number }) => sum + arm.units, 0);
+  const units = results.arms.reduce((sum, arm) => sum + arm.units, 0);
   t.ok(units >= 30 && units <= 32, `a user is one unit whichever replica served them (${units})`);
 });
