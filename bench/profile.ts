@@ -132,7 +132,11 @@ function report(profile: CpuProfile, from: number, to: number, requests: number,
   const perRequest = (us: number) => (us / requests).toFixed(1);
   const share = (us: number) => `${((100 * us) / busy).toFixed(1)}%`;
   console.log(`\nmodelgate CPU profile — ${TARGET}, mode ${MODE}, ${CONNECTIONS} connections, ${requests} requests in ${((to - from) / 1e6).toFixed(1)} s`);
-  console.log(`process CPU (all threads, /proc): ${processCpuUs.toFixed(0)} µs/req; main thread busy: ${perRequest(busy)} µs/req, idle ${share(idle)} of busy\n`);
+  console.log(`process CPU (all threads, /proc): ${processCpuUs.toFixed(0)} µs/req; main thread busy: ${perRequest(busy)} µs/req, idle ${share(idle)} of busy`);
+  // V8's sampler reads wall time: a system call that wakes the upstream, pinned to the same core,
+  // is charged while the core runs the upstream instead (docs/benchmarks.md, eighth round: perf's
+  // cpu-clock put the gateway's writev at about the pass-through's, a fifth of what this table shows).
+  console.log('busy is wall time: native calls (writev above all) include time the core ran another process; their CPU is smaller\n');
   console.log('| stage (nearest own frame) | µs/req | share |');
   console.log('|---|---|---|');
   for (const [name, us] of [...byStage].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`| ${name} | ${perRequest(us)} | ${share(us)} |`);
