@@ -1,7 +1,7 @@
 // The request context: everything the pipeline learns about one request, in one object that every
 // plugin reads and adds to. Created by the server, discarded when the response has ended.
 import type { IncomingMessage, ServerResponse, IncomingHttpHeaders } from 'node:http';
-import { uuid } from './uuid.js';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Cancellation } from './cancellation.js';
 import type { ChatChunk, ChatCompletion, ChatRequest, Usage } from './chat-types.js';
@@ -224,7 +224,7 @@ export function requestContext(req: IncomingMessage, res: ServerResponse, log: L
   const q = url.indexOf('?');
   const incomingId = req.headers['x-request-id'];
   return {
-    id: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : uuid(),
+    id: typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : randomUUID(),
     req,
     res,
     headers: req.headers,

@@ -4,7 +4,7 @@
 // the response it bills the usage (cost/consumed.ts) and the failed calls that providers bill
 // (cost/attempts.ts), releases the rest, writes the ledger rows (cost/ledger.ts, in batches every
 // MODELGATE_LEDGER_FLUSH_INTERVAL ms) and evaluates MODELGATE_ALERT_RULES.
-import { uuid } from '../core/uuid.js';
+import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import { defineSettings, type SettingsOf } from '../core/settings.js';
 import { GatewayError } from '../core/errors.js';
@@ -213,7 +213,7 @@ export const costGuard: PluginModule<typeof settings> = {
 
     /** Reserves `amount` against every budget, or refuses; returns the reservation's id. */
     async function hold(ctx: RequestContext, amount: number, key: KeyBudget | undefined): Promise<string> {
-      const id = uuid();
+      const id = randomUUID();
       const periods = currentPeriods();
       let result: ReserveResult;
       try {

@@ -1,7 +1,7 @@
 // One row of the spend ledger, as the cost guard builds it: a settled request (answered, failed or
 // served from the cache) or a failed call a provider bills. Rows are written in batches by
 // ledger.ts; the usage rollups are summed from exactly the rows that were written.
-import { uuid } from '../../core/uuid.js';
+import { randomUUID } from 'node:crypto';
 import type { LedgerTable } from '../../core/store/schema.js';
 import type { RequestContext, Target } from '../../core/context.js';
 import { toGatewayError } from '../../core/errors.js';
@@ -108,7 +108,7 @@ export type RowFields = Pick<LedgerRow, 'kind' | 'status' | 'errorCode' | 'costN
  */
 export function ledgerRow(ctx: RequestContext, at: number, target: Target | undefined, fields: RowFields): LedgerRow {
   return {
-    id: uuid(),
+    id: randomUUID(),
     at,
     requestId: ctx.id,
     kind: fields.kind,
