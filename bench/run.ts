@@ -9,9 +9,8 @@
 // then the prompt-token estimator's CPU per KB of text (bench/tokens.ts). The load
 // generator is pinned to core 0, the servers to core 1 (taskset); targets alternate A B C A B C
 // after a warm-up (3 s per target and mode at 50 connections, and 3 s of cache hits on the gateway,
-// before anything is measured, then
-// 1.5 s before each measurement). BENCH_DURATION_MS (default 4000), BENCH_ROUNDS (default 2) and
-// BENCH_WARMUP_MS tune it; BENCH_TTFT_REQUESTS (default 150) paced streams per target;
+// before anything is measured, then 1.5 s before each measurement). BENCH_DURATION_MS (default
+// 4000), BENCH_ROUNDS (default 2) and BENCH_WARMUP_MS tune it; BENCH_TTFT_REQUESTS (default 150) paced streams per target;
 // the gateway on 1 and 2 workers (bench/workers.ts); BENCH_ONLY=json:50,ttft (any of json:50 json:1
 // stream:50 stream:1 ttft workers) runs only those;
 // BENCH_RECORD=1 records a whole run as the new baseline.
@@ -83,10 +82,12 @@ async function main() {
     }
   }
   // The cache-hit path too (serving from the cache has code of its own the JIT must reach): warmed
-  // only by the hit measurement's own 1.5 s at one connection, the first seconds of it still ran
-  // partly unoptimized (~10% more CPU per hit than after it).
+  // only by the hit measurement's own 1.5 s at one connection, it was measured while TurboFan was
+  // still compiling it (~10% more CPU per hit than after this warm-up, docs/benchmarks.md).
   const same = body(false);
   await load({ port: targets[2]!.port, path: targets[2]!.path, headers: gatewayHeaders, body: () => same(0), connections: 50, durationMs: GLOBAL_WARMUP });
+  // A hit is counted when its request has settled, just after its response ended: read once they all have.
+  await new Promise((resolve) => setTimeout(resolve, 500));
   const hitsWhileWarming = await cacheHitCount(targets[2]!.port);
   for (const scenario of scenarios) {
     const name = `${scenario.stream ? 'stream' : 'json'}:${scenario.connections}`;
