@@ -91,6 +91,7 @@ export class RedisBudget implements BudgetStore {
     // Without a connection and without an offline queue (the gateway's connection) ioredis would
     // refuse at once: the script never runs, and there is nothing to release.
     if (this.redis.status !== 'ready' && !this.redis.options.enableOfflineQueue) throw new Error(`budget: Redis is not connected (${this.redis.status})`);
+    if (this.recovery.checking) await this.recovery.checking;
     // Seeds of the epoch and of the key's counters are counted apart: a reservation may need both.
     let seeds = 0;
     let keySeeds = 0;
@@ -169,6 +170,7 @@ export class RedisBudget implements BudgetStore {
 
   /** Counts the settlement in Redis, then hands its rows, tagged with the epoch they counted in, to the ledger. */
   private async send({ id, actual, periods, rows, keyId }: Unsettled): Promise<Settled> {
+    if (this.recovery.checking) await this.recovery.checking;
     const after = await this.redis.modelgateBudgetSettle(
       ...spentKeys(periods),
       keys.reservations,
@@ -229,6 +231,7 @@ export class RedisBudget implements BudgetStore {
 
   /** Where the budgets stand; an unseeded epoch is seeded first, so a Redis that lost its state never shows $0. */
   async snapshot(periods: Periods): Promise<BudgetSnapshot> {
+    if (this.recovery.checking) await this.recovery.checking;
     let state = await this.state(periods);
     if (state[6] !== 1) {
       await this.recovery.seed(state[5], state[7], state[8]);

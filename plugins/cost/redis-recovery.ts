@@ -37,7 +37,18 @@ export class EpochRecovery {
   private readonly outstanding = new Map<string, { amount: number; at: number; keyId: string }>();
   /** The epoch this replica last saw; a different one means Redis lost its state. */
   private epoch: string | undefined;
-  private readonly onReady = () => void this.checkRestart();
+  /**
+   * The restart check of the connection's latest 'ready', while it runs. A Redis restarted from an
+   * older snapshot still holds an epoch, so only this check finds it: a script run before it ends
+   * would count against the rolled-back spend (redis-budget.ts waits for it).
+   */
+  checking: Promise<void> | undefined;
+  private readonly onReady = () => {
+    const check: Promise<void> = this.checkRestart().finally(() => {
+      if (this.checking === check) this.checking = undefined;
+    });
+    this.checking = check;
+  };
 
   constructor(
     private readonly redis: Scripted,
