@@ -11,9 +11,9 @@
 // after a warm-up (3 s per target and mode at 50 connections, and 3 s of cache hits on the gateway,
 // before anything is measured, then 1.5 s before each measurement). BENCH_DURATION_MS (default
 // 4000), BENCH_ROUNDS (default 2) and BENCH_WARMUP_MS tune it; BENCH_TTFT_REQUESTS (default 150)
-// paced streams per target; the gateway on 1 and 2 workers (bench/workers.ts); BENCH_ONLY=json:50,ttft (any of json:50 json:1
-// stream:50 stream:1 ttft workers) runs only those;
-// BENCH_RECORD=1 records a whole run as the new baseline.
+// paced streams per target; the gateway on 1 and 2 workers (bench/workers.ts); BENCH_ONLY=json:50,ttft
+// (any of json:50 json:1 stream:50 stream:1 ttft workers) runs only those; BENCH_RECORD=1 records a
+// whole run as the new baseline.
 import { spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { load, nextSequence, percentile } from './load.js';
